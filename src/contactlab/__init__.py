@@ -1,0 +1,34 @@
+"""contactlab: discrete-element contact mechanics in Python at compiled speed.
+
+Quick start::
+
+    import contactlab as cl
+    glass = cl.Material(density=2500.0, young=1e7, poisson=0.3)
+    scene = cl.Scene(gravity=(0.0, 0.0, -9.81))
+    scene.add_sphere(position=(0, 0, 0.01), radius=1e-3, material=glass)
+    scene.add_wall(point=(0, 0, 0), normal=(0, 0, 1), material=glass)
+    sim = cl.Simulation(scene, model=cl.models.HertzMindlin(restitution=0.5, friction=0.5))
+    sim.run(duration=0.05)
+
+All quantities are SI (m, kg, s, N, Pa, J).
+"""
+from . import models
+from .errors import ContactlabError, InputError, SceneFileError, SimulationBlowUp, StabilityError
+from .materials import Material
+from .scene import Scene
+from .simulation import Simulation
+
+__version__ = "0.1.0"
+
+__all__ = [
+    "Material",
+    "Scene",
+    "Simulation",
+    "models",
+    "ContactlabError",
+    "InputError",
+    "SceneFileError",
+    "SimulationBlowUp",
+    "StabilityError",
+    "__version__",
+]

@@ -1,0 +1,292 @@
+"""Compiled step kernels, written once and specialised per contact law.
+
+This file is a *template*: :mod:`contactlab.engine.codegen` copies it into a generated module in
+which the line marked ``@@LAW_IMPORT@@`` imports the chosen law as ``LAW``.  Each generated module
+is an ordinary importable file, so Numba caches its compiled kernels on disk (a kernel built from a
+closure or taking the law as an argument would be recompiled in every process).
+
+One step (velocity Verlet with a second-order velocity predictor for dissipative forces):
+
+1. ``kick_drift``: ``v(n+1/2) = v(n) + dt/2 a(n)``; ``x(n+1) = x(n) + dt v(n+1/2)``; orientation
+   rotated by ``omega(n+1/2) dt``; velocities predicted to ``n+1``: ``v* = v(n+1/2) + dt/2 a(n)``.
+2. walls translate.
+3. ``pair_forces``: for every candidate pair, narrow phase -> ContactGeometry -> LAW -> per-contact
+   force, torques, elastic energy, dissipation, boundary work, written into the pair's row.
+4. ``reduce_kick``: per sphere, sum its contacts in a fixed order (CSR over the pair list; no
+   atomics, bit-identical at any thread count), add gravity, ``v(n+1) = v(n+1/2) + dt/2 a(n+1)``,
+   check for non-finite values and for the need of a neighbour-list rebuild before the next step.
+
+Positions-only forces make this exactly velocity Verlet (symplectic); forces that depend on velocity
+(damping, friction) see the predicted velocity ``v*``, accurate to O(dt^2).
+
+Kernels never raise: they set flags (see :mod:`contactlab.engine.layout`) and return.
+"""
+from __future__ import annotations
+
+import math
+
+import numpy as np
+from numba import prange
+
+from contactlab._jit import jit, pjit
+from contactlab.engine.layout import (
+    FLAG_FAST, FLAG_FORCE_NAN, FLAG_OVERLAP, FLAG_REBUILD, FLAG_STATE_NAN, OUT_ACTIVE, OUT_BOUNDARY,
+    OUT_DISSIPATION, OUT_ELASTIC, OUT_FORCE, OUT_TORQUE_I, OUT_TORQUE_J,
+)
+from contactlab.geometry.sphere_sphere import sphere_sphere
+from contactlab.geometry.sphere_wall import sphere_wall
+from contactlab.laws.hertz_mindlin import law as LAW  # @@LAW_IMPORT@@
+from contactlab.vec import add, cross, dot, scale
+
+__all__ = ["advance", "evaluate_forces", "pair_forces"]
+
+
+@jit
+def _rotate_quaternion(q0, q1, q2, q3, wx, wy, wz, dt):
+    """Rotate the unit quaternion (q0, q1, q2, q3) by the constant angular velocity w over dt."""
+    wn = math.sqrt(wx * wx + wy * wy + wz * wz)
+    angle = wn * dt
+    if angle == 0.0:
+        return q0, q1, q2, q3
+    s = math.sin(0.5 * angle) / wn
+    c = math.cos(0.5 * angle)
+    dx, dy, dz = s * wx, s * wy, s * wz
+    # dq (x) q, dq = (c, dx, dy, dz)
+    r0 = c * q0 - dx * q1 - dy * q2 - dz * q3
+    r1 = c * q1 + dx * q0 + dy * q3 - dz * q2
+    r2 = c * q2 - dx * q3 + dy * q0 + dz * q1
+    r3 = c * q3 + dx * q2 - dy * q1 + dz * q0
+    inv = 1.0 / math.sqrt(r0 * r0 + r1 * r1 + r2 * r2 + r3 * r3)
+    return r0 * inv, r1 * inv, r2 * inv, r3 * inv
+
+
+@pjit
+def kick_drift(dt, pos, vel, angvel, quat, force, torque, inv_mass, inv_inertia, vel_pred, angvel_pred):
+    """Half kick, drift and velocity prediction for every sphere (fixed spheres just drift)."""
+    n = pos.shape[0]
+    h = 0.5 * dt
+    for p in prange(n):
+        im = inv_mass[p]
+        ii = inv_inertia[p]
+        for d in range(3):
+            a = force[p, d] * im
+            vh = vel[p, d] + h * a
+            vel[p, d] = vh
+            pos[p, d] += dt * vh
+            vel_pred[p, d] = vh + h * a
+            al = torque[p, d] * ii
+            wh = angvel[p, d] + h * al
+            angvel[p, d] = wh
+            angvel_pred[p, d] = wh + h * al
+        q = _rotate_quaternion(quat[p, 0], quat[p, 1], quat[p, 2], quat[p, 3],
+                               angvel[p, 0], angvel[p, 1], angvel[p, 2], dt)
+        quat[p, 0] = q[0]
+        quat[p, 1] = q[1]
+        quat[p, 2] = q[2]
+        quat[p, 3] = q[3]
+
+
+@pjit
+def pair_forces(n_pairs, pair_i, pair_j, pos, vel, angvel, radius, inv_mass, fixed, material,
+                wall_point, wall_normal, wall_vel, wall_material, table, cdata, n_hist, dt,
+                overlap_limit, flags):
+    """Evaluate the law on every candidate pair and store force, torques and energies per pair.
+
+    ``vel``/``angvel`` are the velocities the law should see (predicted to the force time).
+    ``dt`` is the interval over which history advances (0 for an evaluation that must not advance
+    it).  Row ``k`` of ``cdata`` holds the history (first ``n_hist`` columns) and outputs of pair k.
+    """
+    n_s = pos.shape[0]
+    o = n_hist
+    for k in prange(n_pairs):
+        i = pair_i[k]
+        j = pair_j[k]
+        xi = (pos[i, 0], pos[i, 1], pos[i, 2])
+        vi = (vel[i, 0], vel[i, 1], vel[i, 2])
+        wi = (angvel[i, 0], angvel[i, 1], angvel[i, 2])
+        ri = radius[i]
+        if j < n_s:
+            xj = (pos[j, 0], pos[j, 1], pos[j, 2])
+            vj = (vel[j, 0], vel[j, 1], vel[j, 2])
+            wj = (angvel[j, 0], angvel[j, 1], angvel[j, 2])
+            geom, ok = sphere_sphere(xi, xj, vi, vj, wi, wj, ri, radius[j], inv_mass[i], inv_mass[j])
+            mj = material[j]
+            rmin = min(ri, radius[j])
+            j_driven = fixed[j]
+        else:
+            w = j - n_s
+            vj = (wall_vel[w, 0], wall_vel[w, 1], wall_vel[w, 2])
+            wj = (0.0, 0.0, 0.0)
+            geom, ok = sphere_wall(xi, vi, wi, ri, inv_mass[i],
+                                   (wall_point[w, 0], wall_point[w, 1], wall_point[w, 2]),
+                                   (wall_normal[w, 0], wall_normal[w, 1], wall_normal[w, 2]), vj)
+            mj = wall_material[w]
+            rmin = ri
+            j_driven = True
+        f, m, energy, diss, active = LAW(geom, table[material[i], mj], cdata[k, :o], dt)
+        ti = add(cross(geom.branch_i, f), m)
+        tj = scale(-1.0, add(cross(geom.branch_j, f), m))
+        # work done on the system by driven bodies (fixed spheres, walls) during this step
+        work = 0.0
+        if fixed[i]:
+            work += dot(f, vi) + dot(ti, wi)
+        if j_driven:
+            work -= dot(f, vj) - dot(tj, wj)
+        row = cdata[k]
+        row[o + OUT_FORCE] = f[0]
+        row[o + OUT_FORCE + 1] = f[1]
+        row[o + OUT_FORCE + 2] = f[2]
+        row[o + OUT_TORQUE_I] = ti[0]
+        row[o + OUT_TORQUE_I + 1] = ti[1]
+        row[o + OUT_TORQUE_I + 2] = ti[2]
+        row[o + OUT_TORQUE_J] = tj[0]
+        row[o + OUT_TORQUE_J + 1] = tj[1]
+        row[o + OUT_TORQUE_J + 2] = tj[2]
+        row[o + OUT_ELASTIC] = energy
+        row[o + OUT_DISSIPATION] = diss
+        row[o + OUT_BOUNDARY] = -work * dt
+        row[o + OUT_ACTIVE] = 1.0 if active else 0.0
+        if active and geom.overlap > overlap_limit * rmin:
+            flags[FLAG_OVERLAP] = 1
+        if not (math.isfinite(f[0] + f[1] + f[2]) and math.isfinite(ti[0] + ti[1] + ti[2] + tj[0] + tj[1] + tj[2])):
+            flags[FLAG_FORCE_NAN] = 1
+        if not ok:
+            flags[FLAG_STATE_NAN] = 1
+
+
+@pjit
+def reduce_kick(i_start, j_start, j_pairs, cdata, n_hist, mass, inv_mass, inv_inertia, gravity,
+                pos, vel, angvel, force, torque, dissipated, boundary_work, ref_pos, kick_dt,
+                next_dt, half_skin, flags):
+    """Sum contact forces per sphere (fixed order), add gravity, finish the step's kick.
+
+    ``kick_dt`` is the step's dt (0 for a force evaluation without a kick).  ``next_dt`` is the dt
+    of the next step, used to predict whether a sphere would leave the skin during it.
+    """
+    n = pos.shape[0]
+    o = n_hist
+    h = 0.5 * kick_dt
+    hs2 = half_skin * half_skin
+    for p in prange(n):
+        im = inv_mass[p]
+        fx = 0.0
+        fy = 0.0
+        fz = 0.0
+        if im > 0.0:
+            fx = mass[p] * gravity[0]
+            fy = mass[p] * gravity[1]
+            fz = mass[p] * gravity[2]
+        tx = 0.0
+        ty = 0.0
+        tz = 0.0
+        diss = 0.0
+        work = 0.0
+        for k in range(i_start[p], i_start[p + 1]):
+            row = cdata[k]
+            fx += row[o + OUT_FORCE]
+            fy += row[o + OUT_FORCE + 1]
+            fz += row[o + OUT_FORCE + 2]
+            tx += row[o + OUT_TORQUE_I]
+            ty += row[o + OUT_TORQUE_I + 1]
+            tz += row[o + OUT_TORQUE_I + 2]
+            diss += row[o + OUT_DISSIPATION]
+            work += row[o + OUT_BOUNDARY]
+        for q in range(j_start[p], j_start[p + 1]):
+            row = cdata[j_pairs[q]]
+            fx -= row[o + OUT_FORCE]
+            fy -= row[o + OUT_FORCE + 1]
+            fz -= row[o + OUT_FORCE + 2]
+            tx += row[o + OUT_TORQUE_J]
+            ty += row[o + OUT_TORQUE_J + 1]
+            tz += row[o + OUT_TORQUE_J + 2]
+        force[p, 0] = fx
+        force[p, 1] = fy
+        force[p, 2] = fz
+        torque[p, 0] = tx
+        torque[p, 1] = ty
+        torque[p, 2] = tz
+        dissipated[p] += diss
+        boundary_work[p] += work
+        ii = inv_inertia[p]
+        vx = vel[p, 0] + h * fx * im
+        vy = vel[p, 1] + h * fy * im
+        vz = vel[p, 2] + h * fz * im
+        vel[p, 0] = vx
+        vel[p, 1] = vy
+        vel[p, 2] = vz
+        angvel[p, 0] += h * tx * ii
+        angvel[p, 1] += h * ty * ii
+        angvel[p, 2] += h * tz * ii
+        s = (pos[p, 0] + pos[p, 1] + pos[p, 2] + vx + vy + vz
+             + angvel[p, 0] + angvel[p, 1] + angvel[p, 2])
+        if not math.isfinite(s):
+            flags[FLAG_STATE_NAN] = 1
+        # displacement during the next step (drift with v(n+1/2) of that step)
+        hn = 0.5 * next_dt
+        sx = next_dt * (vx + hn * fx * im)
+        sy = next_dt * (vy + hn * fy * im)
+        sz = next_dt * (vz + hn * fz * im)
+        dx = pos[p, 0] + sx - ref_pos[p, 0]
+        dy = pos[p, 1] + sy - ref_pos[p, 1]
+        dz = pos[p, 2] + sz - ref_pos[p, 2]
+        if dx * dx + dy * dy + dz * dz > hs2:
+            flags[FLAG_REBUILD] = 1
+            if sx * sx + sy * sy + sz * sz > hs2:
+                flags[FLAG_FAST] = 1
+
+
+@jit
+def _walls_need_rebuild(wall_point, wall_vel, wall_normal, wall_ref, next_dt, half_skin):
+    for w in range(wall_point.shape[0]):
+        s = 0.0
+        for d in range(3):
+            s += (wall_point[w, d] + next_dt * wall_vel[w, d] - wall_ref[w, d]) * wall_normal[w, d]
+        if abs(s) > half_skin:
+            return True
+    return False
+
+
+@jit
+def advance(n_steps, dt, pos, vel, angvel, quat, force, torque, vel_pred, angvel_pred,
+            radius, mass, inv_mass, inv_inertia, fixed, material, gravity,
+            wall_point, wall_normal, wall_vel, wall_material, wall_ref,
+            n_pairs, pair_i, pair_j, i_start, j_start, j_pairs, cdata, n_hist, table,
+            dissipated, boundary_work, ref_pos, half_skin, overlap_limit, flags):
+    """Take up to ``n_steps`` steps of size ``dt``; return how many were taken.
+
+    Stops early, after a complete step, when a flag is raised: an error, or a neighbour-list
+    rebuild needed before the next step (the launcher rebuilds and calls again).
+    """
+    for s in range(n_steps):
+        kick_drift(dt, pos, vel, angvel, quat, force, torque, inv_mass, inv_inertia, vel_pred, angvel_pred)
+        for w in range(wall_point.shape[0]):
+            for d in range(3):
+                wall_point[w, d] += dt * wall_vel[w, d]
+        pair_forces(n_pairs, pair_i, pair_j, pos, vel_pred, angvel_pred, radius, inv_mass, fixed, material,
+                    wall_point, wall_normal, wall_vel, wall_material, table, cdata, n_hist, dt,
+                    overlap_limit, flags)
+        reduce_kick(i_start, j_start, j_pairs, cdata, n_hist, mass, inv_mass, inv_inertia, gravity,
+                    pos, vel, angvel, force, torque, dissipated, boundary_work, ref_pos, dt, dt,
+                    half_skin, flags)
+        if _walls_need_rebuild(wall_point, wall_vel, wall_normal, wall_ref, dt, half_skin):
+            flags[FLAG_REBUILD] = 1
+        for f in range(flags.shape[0]):
+            if flags[f] != 0:
+                return s + 1
+    return n_steps
+
+
+@jit
+def evaluate_forces(pos, vel, angvel, force, torque, radius, mass, inv_mass, inv_inertia, fixed, material,
+                    gravity, wall_point, wall_normal, wall_vel, wall_material, wall_ref,
+                    n_pairs, pair_i, pair_j, i_start, j_start, j_pairs, cdata, n_hist, table,
+                    dissipated, boundary_work, ref_pos, next_dt, half_skin, overlap_limit, flags):
+    """Forces and torques at the current state without advancing anything (start of a run)."""
+    pair_forces(n_pairs, pair_i, pair_j, pos, vel, angvel, radius, inv_mass, fixed, material,
+                wall_point, wall_normal, wall_vel, wall_material, table, cdata, n_hist, 0.0,
+                overlap_limit, flags)
+    reduce_kick(i_start, j_start, j_pairs, cdata, n_hist, mass, inv_mass, inv_inertia, gravity,
+                pos, vel, angvel, force, torque, dissipated, boundary_work, ref_pos, 0.0, next_dt,
+                half_skin, flags)
+    if _walls_need_rebuild(wall_point, wall_vel, wall_normal, wall_ref, next_dt, half_skin):
+        flags[FLAG_REBUILD] = 1

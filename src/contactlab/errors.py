@@ -1,0 +1,45 @@
+"""Exceptions raised by contactlab.
+
+All of them derive from :class:`ContactlabError`, so ``except cl.ContactlabError`` catches anything
+the library raises on purpose.  Input errors also derive from :class:`ValueError` so that generic
+code that validates input keeps working.
+"""
+from __future__ import annotations
+
+__all__ = ["ContactlabError", "InputError", "SceneFileError", "StabilityError", "SimulationBlowUp"]
+
+
+class ContactlabError(Exception):
+    """Base class of every error raised on purpose by contactlab."""
+
+
+class InputError(ContactlabError, ValueError):
+    """A value given by the user is invalid (the message names the value and what is allowed)."""
+
+
+class SceneFileError(InputError):
+    """A scene file (TOML) is malformed, has an unknown key or an invalid value."""
+
+
+class StabilityError(InputError):
+    """The requested time step is above the stability limit of the contacts that can occur."""
+
+
+class SimulationBlowUp(ContactlabError):
+    """A running simulation produced a non-finite value or an excessive overlap and was stopped.
+
+    Attributes
+    ----------
+    time : float
+        Simulated time (s) of the step at which the problem was detected.
+    step : int
+        Index of that step.
+    particles : tuple of int
+        Indices of the sphere(s) involved.
+    """
+
+    def __init__(self, message: str, *, time: float, step: int, particles: tuple[int, ...] = ()):
+        super().__init__(message)
+        self.time = time
+        self.step = step
+        self.particles = tuple(int(p) for p in particles)

@@ -1,0 +1,1 @@
+"""Input and output: reporters (VTK, CSV, checkpoints), scene files, progress display."""

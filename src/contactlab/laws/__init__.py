@@ -1,0 +1,1 @@
+"""Contact laws: compiled pure functions with their parameter and history schemas."""

@@ -1,0 +1,190 @@
+"""What every contact model declares: parameters, history, pair table and stability limit.
+
+A contact model is a small Python object (validated parameters) that points at a compiled law:
+a pure function in an importable module,
+
+    law(geometry, params, history, dt) -> (force_on_i, couple_on_i, stored_energy, dissipation, active)
+
+with ``geometry`` a :class:`~contactlab.geometry.record.ContactGeometry`, ``params`` the row of
+the material-pair table for the two bodies (1-D float64), ``history`` the contact's history row
+(1-D float64, updated in place; reset it when the contact ends), ``dt`` the step (s).  The law
+returns the force on body ``i`` (N, global), a pure couple on ``i`` (N m), the elastic energy
+stored in the contact after the step (J), the energy dissipated during the step (J), and whether
+the contact is active.  The engine, not the law, turns this into torques and per-sphere sums.
+"""
+from __future__ import annotations
+
+import math
+from dataclasses import dataclass
+from typing import Any, ClassVar
+
+import numpy as np
+
+from .._validate import as_finite
+from ..errors import InputError
+from ..materials import Material
+
+__all__ = ["Parameter", "HistoryField", "PairCase", "ContactModel", "verlet_limit"]
+
+
+@dataclass(frozen=True)
+class Parameter:
+    """One entry of a model's parameter schema."""
+
+    name: str
+    unit: str
+    doc: str
+    default: Any = None          # None: required
+    low: float = -math.inf
+    high: float = math.inf
+    low_inclusive: bool = True
+    high_inclusive: bool = True
+
+    def check(self, value) -> float:
+        x = as_finite(self.name, value)
+        lo_ok = x >= self.low if self.low_inclusive else x > self.low
+        hi_ok = x <= self.high if self.high_inclusive else x < self.high
+        if not (lo_ok and hi_ok):
+            raise InputError(f"{self.name} must satisfy {self.bounds_text()}, got {x!r}")
+        return x
+
+    def bounds_text(self) -> str:
+        parts = []
+        if self.low > -math.inf:
+            parts.append(f"{self.low:g} {'<=' if self.low_inclusive else '<'} ")
+        parts.append(self.name)
+        if self.high < math.inf:
+            parts.append(f" {'<=' if self.high_inclusive else '<'} {self.high:g}")
+        return "".join(parts)
+
+
+@dataclass(frozen=True)
+class HistoryField:
+    """A named slice of the per-contact history row: ``size`` floats, reset to 0 when a contact ends."""
+
+    name: str
+    size: int
+    unit: str
+    doc: str
+
+
+@dataclass(frozen=True)
+class PairCase:
+    """Two bodies that can meet, as the stability estimate sees them.
+
+    Radii in m (``inf`` for a wall), masses in kg and moments of inertia in kg m^2 (``inf`` for a
+    wall or a fixed sphere), ``overlap`` the reference overlap (m) at which nonlinear stiffnesses
+    are evaluated.
+    """
+
+    material_i: Material
+    material_j: Material
+    radius_i: float
+    radius_j: float
+    mass_i: float
+    mass_j: float
+    inertia_i: float
+    inertia_j: float
+    overlap: float
+
+    @property
+    def radius(self) -> float:
+        return 1.0 / (1.0 / self.radius_i + 1.0 / self.radius_j)
+
+    @property
+    def mass(self) -> float:
+        return 1.0 / (1.0 / self.mass_i + 1.0 / self.mass_j)
+
+    @property
+    def tangential_mass(self) -> float:
+        """Effective mass for sliding at the contact, rotation included: 1/m = sum(1/m + r^2/I)."""
+        inv = 0.0
+        for m, r, inertia in ((self.mass_i, self.radius_i, self.inertia_i), (self.mass_j, self.radius_j, self.inertia_j)):
+            if math.isfinite(m):
+                inv += 1.0 / m + r * r / inertia
+        return 1.0 / inv
+
+    @property
+    def rotational_inertia(self) -> float:
+        """Effective moment of inertia for relative rotation: 1/I = 1/I_i + 1/I_j."""
+        return 1.0 / (1.0 / self.inertia_i + 1.0 / self.inertia_j)
+
+
+def verlet_limit(omega: float, zeta: float) -> float:
+    """Largest stable step of a damped oscillator under explicit (velocity Verlet) integration:
+    ``(2 / omega) (sqrt(1 + zeta^2) - zeta)``; ``inf`` when ``omega == 0``."""
+    if omega <= 0.0:
+        return math.inf
+    return (2.0 / omega) * (math.sqrt(1.0 + zeta * zeta) - zeta)
+
+
+class ContactModel:
+    """Base class of every contact model.
+
+    Subclasses set ``name``, ``law_module`` (importable module defining ``law``), ``parameters``
+    (schema) and ``history_fields``, and implement :meth:`pair_table` and
+    :meth:`stability_limit`.
+    """
+
+    name: ClassVar[str] = ""
+    law_module: ClassVar[str] = ""
+    parameters: ClassVar[tuple[Parameter, ...]] = ()
+    history_fields: ClassVar[tuple[HistoryField, ...]] = ()
+    pair_fields: ClassVar[tuple[str, ...]] = ()
+
+    def __init__(self, **kwargs):
+        known = {p.name: p for p in self.parameters}
+        unknown = sorted(set(kwargs) - set(known))
+        if unknown:
+            raise InputError(
+                f"{type(self).__name__}: unknown parameter(s) {', '.join(unknown)}; "
+                f"allowed: {', '.join(known)}")
+        values = {}
+        for p in self.parameters:
+            if p.name in kwargs:
+                values[p.name] = p.check(kwargs[p.name])
+            elif p.default is None:
+                raise InputError(f"{type(self).__name__}: parameter {p.name} ({p.unit}) is required")
+            else:
+                values[p.name] = float(p.default)
+        self._values = values
+
+    # ------------------------------------------------------------------ description
+    @property
+    def values(self) -> dict[str, float]:
+        """Parameter values by name (a copy)."""
+        return dict(self._values)
+
+    def __getattr__(self, name):
+        values = self.__dict__.get("_values")
+        if values is not None and name in values:
+            return values[name]
+        raise AttributeError(name)
+
+    def __repr__(self) -> str:
+        args = ", ".join(f"{k}={v!r}" for k, v in self._values.items())
+        return f"{type(self).__name__}({args})"
+
+    @property
+    def history_size(self) -> int:
+        return sum(f.size for f in self.history_fields)
+
+    def history_slices(self) -> dict[str, slice]:
+        out, start = {}, 0
+        for f in self.history_fields:
+            out[f.name] = slice(start, start + f.size)
+            start += f.size
+        return out
+
+    def to_dict(self) -> dict:
+        """Plain-data form: ``{"type": name, **parameters}`` (scene files, checkpoints)."""
+        return {"type": self.name, **self._values}
+
+    # ------------------------------------------------------------------ to implement
+    def pair_table(self, materials: tuple[Material, ...]) -> np.ndarray:
+        """(M, M, P) float64 table of pair parameters, row ``[a, b]`` for materials a and b."""
+        raise NotImplementedError
+
+    def stability_limit(self, case: PairCase) -> float:
+        """Largest stable time step (s) for one contact of the given pair of bodies."""
+        raise NotImplementedError

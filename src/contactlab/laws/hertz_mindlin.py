@@ -1,0 +1,181 @@
+"""Hertz-Mindlin: Hertz normal force, Mindlin no-slip tangential spring, Coulomb friction.
+
+Normal (overlap ``d`` > 0, overlap rate ``d'``):
+
+    F_n = max(0, 4/3 E* sqrt(R*) d^(3/2) + c sqrt(m* S_n) d'),   S_n = 2 E* sqrt(R* d)
+
+with ``c`` chosen so that the measured restitution of a collision equals the requested one for
+every impact speed, pair of materials and sizes (:func:`~contactlab.laws.restitution.hertz_damping_coefficient`).
+
+Tangential: spring-slider (:mod:`contactlab.laws.springs`) of stiffness ``S_t = 8 G* sqrt(R* d)``
+and viscosity ``c sqrt(m* S_t)``, sliding at ``mu F_n``.  The elastic displacement is history,
+rotated into the current tangent plane at every step.
+
+Rolling resistance (when ``rolling_friction`` > 0): elastic-plastic spring on the relative rotation
+(Iwashita and Oda's stiffness ``k_r = S_t R*^2``), sliding at the torque ``mu_r R* F_n``.
+
+Mixing: ``1/E* = (1 - nu_a^2)/E_a + (1 - nu_b^2)/E_b``,
+``1/G* = 2 (2 - nu_a)(1 + nu_a)/E_a + 2 (2 - nu_b)(1 + nu_b)/E_b``, ``R*`` and ``m*`` from the
+geometry record (a wall is a body of infinite radius and mass).
+"""
+from __future__ import annotations
+
+import math
+
+import numpy as np
+
+from .._jit import jit
+from ..vec import dot, tangential_part
+from .base import ContactModel, HistoryField, PairCase, Parameter, verlet_limit
+from .restitution import hertz_damping_coefficient
+from .springs import spring_slider, spring_slider_reference
+
+__all__ = ["HertzMindlin", "law", "reference_law", "effective_moduli"]
+
+# pair-table columns
+E_STAR, G_STAR, MU, MU_ROLL, DAMPING = range(5)
+
+
+@jit
+def law(g, p, hist, dt):
+    """Hertz-Mindlin law (see the module docstring); history: tangential xi (3), rolling theta (3)."""
+    delta = g.overlap
+    if delta <= 0.0:
+        for q in range(6):
+            hist[q] = 0.0
+        z = (0.0, 0.0, 0.0)
+        return z, z, 0.0, 0.0, False
+    n = g.normal
+    e_star = p[E_STAR]
+    g_star = p[G_STAR]
+    c = p[DAMPING]
+    rate = -dot(g.rel_velocity, n)  # overlap rate, > 0 while approaching
+    root = math.sqrt(g.radius * delta)
+    s_n = 2.0 * e_star * root
+    f_el = (2.0 / 3.0) * s_n * delta
+    f_n = f_el + c * math.sqrt(g.mass * s_n) * rate
+    if f_n < 0.0:
+        f_n = 0.0
+    energy = 0.4 * f_el * delta
+    diss = (f_n - f_el) * rate * dt
+    # tangential
+    s_t = 8.0 * g_star * root
+    v_t = tangential_part(g.rel_velocity, n)
+    f_t, e_t, d_t = spring_slider(hist, 0, n, v_t, dt, s_t, c * math.sqrt(g.mass * s_t), p[MU] * f_n)
+    force = (f_t[0] - f_n * n[0], f_t[1] - f_n * n[1], f_t[2] - f_n * n[2])
+    energy += e_t
+    diss += d_t
+    couple = (0.0, 0.0, 0.0)
+    mu_r = p[MU_ROLL]
+    if mu_r > 0.0:
+        w_r = tangential_part(g.rel_angular_velocity, n)
+        k_r = s_t * g.radius * g.radius
+        couple, e_r, d_r = spring_slider(hist, 3, n, w_r, dt, k_r, 0.0, mu_r * g.radius * f_n)
+        energy += e_r
+        diss += d_r
+    return force, couple, energy, diss, True
+
+
+def effective_moduli(a, b) -> tuple[float, float]:
+    """(E*, G*) in Pa for materials ``a`` and ``b``."""
+    e_star = 1.0 / ((1.0 - a.poisson**2) / a.young + (1.0 - b.poisson**2) / b.young)
+    g_star = 1.0 / (2.0 * (2.0 - a.poisson) * (1.0 + a.poisson) / a.young
+                    + 2.0 * (2.0 - b.poisson) * (1.0 + b.poisson) / b.young)
+    return e_star, g_star
+
+
+class HertzMindlin(ContactModel):
+    """Hertz-Mindlin contact with exact restitution, Coulomb friction and optional rolling resistance.
+
+    Parameters
+    ----------
+    restitution : float
+        Normal coefficient of restitution, 0 < e <= 1 (measured, for any impact speed).
+    friction : float
+        Coulomb friction coefficient mu >= 0.
+    rolling_friction : float
+        Rolling friction coefficient mu_r >= 0 (dimensionless; torque limit ``mu_r R* F_n``),
+        default 0 (no rolling resistance).
+
+    Example
+    -------
+    >>> import contactlab as cl
+    >>> model = cl.models.HertzMindlin(restitution=0.5, friction=0.5)
+    """
+
+    name = "HertzMindlin"
+    law_module = "contactlab.laws.hertz_mindlin"
+    parameters = (
+        Parameter("restitution", "-", "normal coefficient of restitution", None, 0.0, 1.0, False, True),
+        Parameter("friction", "-", "Coulomb friction coefficient", None, 0.0),
+        Parameter("rolling_friction", "-", "rolling friction coefficient", 0.0, 0.0),
+    )
+    history_fields = (
+        HistoryField("tangential_displacement", 3, "m", "elastic tangential displacement xi"),
+        HistoryField("rolling_rotation", 3, "rad", "elastic relative rotation of the rolling spring"),
+    )
+    pair_fields = ("e_star", "g_star", "friction", "rolling_friction", "damping")
+
+    def __init__(self, restitution, friction, rolling_friction=0.0):
+        super().__init__(restitution=restitution, friction=friction, rolling_friction=rolling_friction)
+        self._damping = hertz_damping_coefficient(self.restitution)
+
+    @property
+    def damping_coefficient(self) -> float:
+        """Dimensionless c of ``F_d = c sqrt(m* S_n) d'`` (from the restitution)."""
+        return self._damping
+
+    def pair_table(self, materials):
+        m = len(materials)
+        table = np.zeros((m, m, len(self.pair_fields)))
+        for a in range(m):
+            for b in range(m):
+                e_star, g_star = effective_moduli(materials[a], materials[b])
+                table[a, b] = (e_star, g_star, self.friction, self.rolling_friction, self._damping)
+        return table
+
+    def stability_limit(self, case: PairCase) -> float:
+        e_star, g_star = effective_moduli(case.material_i, case.material_j)
+        root = math.sqrt(case.radius * case.overlap)
+        s_n = 2.0 * e_star * root
+        s_t = 8.0 * g_star * root
+        m, mt = case.mass, case.tangential_mass
+        c = self._damping
+        dt = verlet_limit(math.sqrt(s_n / m), 0.5 * c)
+        dt = min(dt, verlet_limit(math.sqrt(s_t / mt), 0.5 * c * math.sqrt(m / mt)))
+        if self.rolling_friction > 0.0:
+            dt = min(dt, verlet_limit(math.sqrt(s_t * case.radius**2 / case.rotational_inertia), 0.0))
+        return dt
+
+
+def reference_law(geometry: dict, params, hist, dt):
+    """Plain NumPy twin of :func:`law`.
+
+    ``geometry`` maps the record's field names to values (vectors as arrays); ``hist`` is a
+    length-6 array, copied.  Returns ``(force, couple, stored, dissipation, active, hist_new)``.
+    """
+    g = {k: (np.asarray(v, dtype=float) if np.ndim(v) else float(v)) for k, v in geometry.items()}
+    hist = np.array(hist, dtype=float)
+    delta = g["overlap"]
+    if delta <= 0:
+        return np.zeros(3), np.zeros(3), 0.0, 0.0, False, np.zeros(6)
+    e_star, g_star, mu, mu_r, c = (float(x) for x in params[:5])
+    n = g["normal"]
+    rate = -(g["rel_velocity"] @ n)
+    s_n = 2 * e_star * np.sqrt(g["radius"] * delta)
+    f_el = 4.0 / 3.0 * e_star * np.sqrt(g["radius"]) * delta**1.5
+    f_n = max(0.0, f_el + c * np.sqrt(g["mass"] * s_n) * rate)
+    stored = 8.0 / 15.0 * e_star * np.sqrt(g["radius"]) * delta**2.5
+    diss = (f_n - f_el) * rate * dt
+    s_t = 8 * g_star * np.sqrt(g["radius"] * delta)
+    v_t = g["rel_velocity"] - (g["rel_velocity"] @ n) * n
+    f_t, hist[0:3], e_t, d_t = spring_slider_reference(hist[0:3], n, v_t, dt, s_t, c * np.sqrt(g["mass"] * s_t), mu * f_n)
+    couple = np.zeros(3)
+    if mu_r > 0:
+        w = g["rel_angular_velocity"]
+        w_r = w - (w @ n) * n
+        couple, hist[3:6], e_r, d_r = spring_slider_reference(hist[3:6], n, w_r, dt, s_t * g["radius"] ** 2, 0.0,
+                                                               mu_r * g["radius"] * f_n)
+        stored += e_r
+        diss += d_r
+    return f_t - f_n * n, couple, stored + e_t, diss + d_t, True, hist

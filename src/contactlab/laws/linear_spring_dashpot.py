@@ -1,0 +1,154 @@
+"""Linear spring-dashpot (Cundall-Strack) with exact restitution and Coulomb friction.
+
+Normal: ``F_n = max(0, k d + 2 zeta sqrt(k m*) d')`` with ``zeta`` giving the requested
+restitution exactly (:func:`~contactlab.laws.restitution.linear_damping_ratio`; the force never
+pulls, and the collision ends when it vanishes).  The contact duration of an undamped collision
+is ``pi sqrt(m*/k)``.
+
+Tangential: spring-slider of stiffness ``k_t = ratio k`` (``2/7`` by default, which makes the
+tangential oscillation of a sphere on a plane as fast as the normal one) and viscosity
+``2 zeta sqrt(k_t m*)``, sliding at ``mu F_n``.  Optional rolling resistance as in
+:mod:`contactlab.laws.hertz_mindlin` with ``k_r = k_t R*^2``.
+"""
+from __future__ import annotations
+
+import math
+
+import numpy as np
+
+from .._jit import jit
+from ..vec import dot, tangential_part
+from .base import ContactModel, HistoryField, PairCase, Parameter, verlet_limit
+from .restitution import linear_damping_ratio
+from .springs import spring_slider, spring_slider_reference
+
+__all__ = ["LinearSpringDashpot", "law", "reference_law"]
+
+STIFFNESS, T_STIFFNESS, MU, MU_ROLL, ZETA = range(5)
+
+
+@jit
+def law(g, p, hist, dt):
+    """Linear spring-dashpot law; history: tangential xi (3), rolling theta (3)."""
+    delta = g.overlap
+    if delta <= 0.0:
+        for q in range(6):
+            hist[q] = 0.0
+        z = (0.0, 0.0, 0.0)
+        return z, z, 0.0, 0.0, False
+    n = g.normal
+    k = p[STIFFNESS]
+    zeta = p[ZETA]
+    rate = -dot(g.rel_velocity, n)
+    f_el = k * delta
+    f_n = f_el + 2.0 * zeta * math.sqrt(k * g.mass) * rate
+    if f_n < 0.0:
+        f_n = 0.0
+    energy = 0.5 * k * delta * delta
+    diss = (f_n - f_el) * rate * dt
+    k_t = p[T_STIFFNESS]
+    v_t = tangential_part(g.rel_velocity, n)
+    f_t, e_t, d_t = spring_slider(hist, 0, n, v_t, dt, k_t, 2.0 * zeta * math.sqrt(k_t * g.mass), p[MU] * f_n)
+    force = (f_t[0] - f_n * n[0], f_t[1] - f_n * n[1], f_t[2] - f_n * n[2])
+    energy += e_t
+    diss += d_t
+    couple = (0.0, 0.0, 0.0)
+    mu_r = p[MU_ROLL]
+    if mu_r > 0.0:
+        w_r = tangential_part(g.rel_angular_velocity, n)
+        couple, e_r, d_r = spring_slider(hist, 3, n, w_r, dt, k_t * g.radius * g.radius, 0.0, mu_r * g.radius * f_n)
+        energy += e_r
+        diss += d_r
+    return force, couple, energy, diss, True
+
+
+class LinearSpringDashpot(ContactModel):
+    """Linear spring-dashpot (Cundall-Strack) contact with Coulomb friction.
+
+    Parameters
+    ----------
+    stiffness : float
+        Normal stiffness k, N/m (> 0), the same for every pair.
+    restitution : float
+        Normal coefficient of restitution, 0 < e <= 1 (exact for every impact speed).
+    friction : float
+        Coulomb friction coefficient mu >= 0.
+    tangential_stiffness_ratio : float
+        k_t / k, default 2/7.
+    rolling_friction : float
+        Rolling friction coefficient mu_r >= 0, default 0.
+
+    Example
+    -------
+    >>> import contactlab as cl
+    >>> model = cl.models.LinearSpringDashpot(stiffness=1e4, restitution=0.8, friction=0.3)
+    """
+
+    name = "LinearSpringDashpot"
+    law_module = "contactlab.laws.linear_spring_dashpot"
+    parameters = (
+        Parameter("stiffness", "N/m", "normal stiffness", None, 0.0, math.inf, False),
+        Parameter("restitution", "-", "normal coefficient of restitution", None, 0.0, 1.0, False, True),
+        Parameter("friction", "-", "Coulomb friction coefficient", None, 0.0),
+        Parameter("tangential_stiffness_ratio", "-", "tangential over normal stiffness", 2.0 / 7.0, 0.0),
+        Parameter("rolling_friction", "-", "rolling friction coefficient", 0.0, 0.0),
+    )
+    history_fields = (
+        HistoryField("tangential_displacement", 3, "m", "elastic tangential displacement xi"),
+        HistoryField("rolling_rotation", 3, "rad", "elastic relative rotation of the rolling spring"),
+    )
+    pair_fields = ("stiffness", "tangential_stiffness", "friction", "rolling_friction", "damping_ratio")
+
+    def __init__(self, stiffness, restitution, friction, tangential_stiffness_ratio=2.0 / 7.0, rolling_friction=0.0):
+        super().__init__(stiffness=stiffness, restitution=restitution, friction=friction,
+                         tangential_stiffness_ratio=tangential_stiffness_ratio, rolling_friction=rolling_friction)
+        self._zeta = linear_damping_ratio(self.restitution)
+
+    @property
+    def damping_ratio(self) -> float:
+        """zeta of ``F_d = 2 zeta sqrt(k m*) d'`` (from the restitution)."""
+        return self._zeta
+
+    def pair_table(self, materials):
+        m = len(materials)
+        row = (self.stiffness, self.stiffness * self.tangential_stiffness_ratio, self.friction,
+               self.rolling_friction, self._zeta)
+        return np.broadcast_to(np.array(row, dtype=float), (m, m, len(row))).copy()
+
+    def stability_limit(self, case: PairCase) -> float:
+        k = self.stiffness
+        k_t = k * self.tangential_stiffness_ratio
+        m, mt = case.mass, case.tangential_mass
+        z = self._zeta
+        dt = verlet_limit(math.sqrt(k / m), z)
+        if k_t > 0:
+            dt = min(dt, verlet_limit(math.sqrt(k_t / mt), z * math.sqrt(m / mt)))
+            if self.rolling_friction > 0.0:
+                dt = min(dt, verlet_limit(math.sqrt(k_t * case.radius**2 / case.rotational_inertia), 0.0))
+        return dt
+
+
+def reference_law(geometry: dict, params, hist, dt):
+    """Plain NumPy twin of :func:`law`; same conventions as the Hertz-Mindlin twin."""
+    g = {k: (np.asarray(v, dtype=float) if np.ndim(v) else float(v)) for k, v in geometry.items()}
+    hist = np.array(hist, dtype=float)
+    delta = g["overlap"]
+    if delta <= 0:
+        return np.zeros(3), np.zeros(3), 0.0, 0.0, False, np.zeros(6)
+    k, k_t, mu, mu_r, zeta = (float(x) for x in params[:5])
+    n = g["normal"]
+    rate = -(g["rel_velocity"] @ n)
+    f_el = k * delta
+    f_n = max(0.0, f_el + 2 * zeta * np.sqrt(k * g["mass"]) * rate)
+    stored = 0.5 * k * delta**2
+    diss = (f_n - f_el) * rate * dt
+    v_t = g["rel_velocity"] - (g["rel_velocity"] @ n) * n
+    f_t, hist[0:3], e_t, d_t = spring_slider_reference(hist[0:3], n, v_t, dt, k_t, 2 * zeta * np.sqrt(k_t * g["mass"]), mu * f_n)
+    couple = np.zeros(3)
+    if mu_r > 0:
+        w = g["rel_angular_velocity"]
+        couple, hist[3:6], e_r, d_r = spring_slider_reference(hist[3:6], n, w - (w @ n) * n, dt, k_t * g["radius"] ** 2,
+                                                               0.0, mu_r * g["radius"] * f_n)
+        stored += e_r
+        diss += d_r
+    return f_t - f_n * n, couple, stored + e_t, diss + d_t, True, hist

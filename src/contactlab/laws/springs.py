@@ -1,0 +1,97 @@
+"""The spring-slider shared by the tangential and rolling senses of the built-in laws.
+
+An elastic displacement ``xi`` (a 3-vector kept in the tangent plane of the contact) is the
+history.  Each step:
+
+1. ``xi`` is rotated into the current tangent plane (projected, then rescaled to its old length),
+   so that it follows the contact as the pair rotates;
+2. trial: ``xi += rate * dt`` and ``f = k xi + gamma rate``;
+3. if ``|f| > limit`` the contact slides: ``f`` is scaled back to ``limit`` (keeping its
+   direction) and the spring is reset to carry it, ``xi = f / k``.
+
+Energy: the spring stores ``k |xi|^2 / 2``.  While sticking the step dissipates the viscous work
+``gamma |rate|^2 dt``; while sliding it dissipates the work of the sliding force on the relative
+motion minus the change of stored energy, ``f . rate dt - (k |xi_new|^2 - k |xi_old|^2) / 2``
+(in steady sliding this is ``limit |rate| dt``).  With ``limit = 0`` nothing is stored and nothing
+is dissipated.
+
+Sign convention: ``rate`` is the relative rate of body ``j`` with respect to body ``i`` (velocity
+at the contact point for the tangential sense, angular velocity for rolling) and ``f`` acts on
+``i`` (it drags ``i`` along with ``j``); ``j`` receives ``-f``.
+"""
+from __future__ import annotations
+
+
+from .._jit import jit
+from ..vec import axpy, dot, norm, scale, tangential_part
+
+__all__ = ["spring_slider"]
+
+
+@jit
+def spring_slider(hist, h0, normal, rate, dt, k, gamma, limit):
+    """Advance the spring-slider stored in ``hist[h0:h0+3]``.
+
+    Parameters
+    ----------
+    hist : 1-D float64 array, per-contact history row (modified in place)
+    h0 : int, offset of the 3 components of ``xi`` in ``hist``
+    normal : 3-tuple, unit contact normal
+    rate : 3-tuple, relative rate (already in the tangent plane), m/s or rad/s
+    dt : float, s
+    k : float, stiffness (> 0), N/m or N m/rad
+    gamma : float, viscous coefficient (>= 0), N s/m or N m s/rad
+    limit : float, sliding limit of ``|f|`` (>= 0), N or N m
+
+    Returns
+    -------
+    (f, stored_energy, dissipation) : 3-tuple (N or N m), J, J
+    """
+    xi = (hist[h0], hist[h0 + 1], hist[h0 + 2])
+    old = norm(xi)
+    if old > 0.0:
+        xi = tangential_part(xi, normal)
+        new = norm(xi)
+        xi = scale(old / new, xi) if new > 0.0 else scale(0.0, xi)
+    stored_old = 0.5 * k * dot(xi, xi)
+    xi = axpy(dt, rate, xi)
+    f = axpy(k, xi, scale(gamma, rate))
+    fmag = norm(f)
+    if fmag > limit:
+        f = scale(limit / fmag, f)
+        xi = scale(1.0 / k, f)
+        stored = 0.5 * k * dot(xi, xi)
+        diss = dot(f, rate) * dt - (stored - stored_old)
+    else:
+        stored = 0.5 * k * dot(xi, xi)
+        diss = gamma * dot(rate, rate) * dt
+    hist[h0] = xi[0]
+    hist[h0 + 1] = xi[1]
+    hist[h0 + 2] = xi[2]
+    return f, stored, diss
+
+
+def spring_slider_reference(xi, normal, rate, dt, k, gamma, limit):
+    """Plain NumPy twin of :func:`spring_slider`; returns ``(f, xi_new, stored, dissipation)``."""
+    import numpy as np
+
+    xi = np.asarray(xi, dtype=float).copy()
+    n = np.asarray(normal, dtype=float)
+    rate = np.asarray(rate, dtype=float)
+    old = np.linalg.norm(xi)
+    if old > 0:
+        xi = xi - np.dot(xi, n) * n
+        new = np.linalg.norm(xi)
+        xi = xi * (old / new) if new > 0 else 0.0 * xi
+    stored_old = 0.5 * k * xi @ xi
+    xi = xi + rate * dt
+    f = k * xi + gamma * rate
+    if np.linalg.norm(f) > limit:
+        f = f * (limit / np.linalg.norm(f))
+        xi = f / k
+        stored = 0.5 * k * xi @ xi
+        diss = f @ rate * dt - (stored - stored_old)
+    else:
+        stored = 0.5 * k * xi @ xi
+        diss = gamma * rate @ rate * dt
+    return f, xi, stored, diss

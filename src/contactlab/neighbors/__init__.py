@@ -1,0 +1,1 @@
+"""Broad phase: linked-cell Verlet list and its brute-force twin."""

@@ -1,0 +1,579 @@
+"""The simulation: a frozen model, a time-varying state, a contact law and the step loop."""
+from __future__ import annotations
+
+import math
+import time as _time
+from typing import Iterable
+
+import numba
+import numpy as np
+
+from ._validate import as_finite, as_positive, as_vec3
+from .engine import layout
+from .engine.codegen import kernel_module
+from .engine.contact_table import ContactTable
+from .errors import InputError, SimulationBlowUp, StabilityError
+from .laws.base import ContactModel, PairCase
+from .model import Model
+from .scene import Scene
+from .state import State
+
+__all__ = ["Simulation", "DEFAULT_DT_FRACTION"]
+
+#: default time step as a fraction of the stability limit (``dt=None``)
+DEFAULT_DT_FRACTION = 0.35
+
+
+class Simulation:
+    """Run a scene with a contact model.
+
+    Parameters
+    ----------
+    scene : Scene
+        What to simulate (frozen at construction: later changes to the scene have no effect).
+    model : ContactModel
+        The contact law, e.g. ``cl.models.HertzMindlin(restitution=0.5, friction=0.5)``.
+    dt : float or None
+        Time step, s.  ``None`` picks ``DEFAULT_DT_FRACTION`` times the stability limit; a value
+        above the limit raises :class:`~contactlab.errors.StabilityError`.
+    skin : float, optional
+        Neighbour-list skin, m; default 0.4 times the smallest radius.
+    max_overlap : float
+        A contact whose overlap exceeds this fraction of the smaller radius stops the run
+        (:class:`~contactlab.errors.SimulationBlowUp`); default 0.1.  Nonlinear stiffnesses are
+        evaluated at this overlap for the stability limit.
+    initial_overlap_tolerance : float
+        Largest overlap allowed at the start, as a fraction of the smaller radius (default 0.02).
+    threads : int, optional
+        Number of threads for the compiled kernels (default: Numba's default, all cores).
+        Results are bit-identical for any number of threads.
+
+    The stability limit is the smallest, over the pairs of bodies that can meet (two free spheres,
+    a free and a fixed sphere, a free sphere and a wall; for each material the smallest sphere),
+    of ``(2/omega)(sqrt(1 + zeta^2) - zeta)`` for the normal, tangential (rotation included) and
+    rolling oscillations of one contact.  A wall or a fixed sphere counts as infinitely heavy, so
+    a very stiff wall never makes the limit smaller than the sphere's own material allows.
+
+    Example
+    -------
+    >>> import contactlab as cl
+    >>> glass = cl.Material(density=2500.0, young=1e7, poisson=0.3)
+    >>> scene = cl.Scene()
+    >>> _ = scene.add_sphere(position=(0, 0, 0.0011), radius=1e-3, material=glass)
+    >>> _ = scene.add_wall(point=(0, 0, 0), normal=(0, 0, 1), material=glass)
+    >>> sim = cl.Simulation(scene, model=cl.models.HertzMindlin(restitution=0.5, friction=0.5))
+    >>> sim.run(duration=0.01)
+    >>> round(sim.time, 6)
+    0.01
+    """
+
+    def __init__(self, scene: Scene, model: ContactModel, dt: float | None = None, *, skin: float | None = None,
+                 max_overlap: float = 0.1, initial_overlap_tolerance: float = 0.02, threads: int | None = None):
+        if not isinstance(scene, Scene):
+            raise InputError(f"scene must be a contactlab.Scene, got {type(scene).__name__}")
+        model_data, state = scene.finalize()
+        self._setup(model_data, state, model, dt=dt, skin=skin, max_overlap=max_overlap,
+                    initial_overlap_tolerance=initial_overlap_tolerance, threads=threads, check_initial=True)
+
+    # ------------------------------------------------------------------ construction
+    def _setup(self, model_data: Model, state: State, contact_model: ContactModel, *, dt, skin, max_overlap,
+               initial_overlap_tolerance, threads, check_initial, table_data=None):
+        if not isinstance(contact_model, ContactModel):
+            raise InputError(f"model must be a contact model such as cl.models.HertzMindlin(...), "
+                             f"got {type(contact_model).__name__}")
+        self.model: Model = model_data
+        self.contact_model: ContactModel = contact_model
+        self.state: State = state
+        self.max_overlap = as_positive("max_overlap", max_overlap)
+        if self.max_overlap >= 1.0:
+            raise InputError(f"max_overlap must be < 1 (a fraction of the smaller radius), got {self.max_overlap!r}")
+        self.initial_overlap_tolerance = as_finite("initial_overlap_tolerance", initial_overlap_tolerance)
+        if self.initial_overlap_tolerance < 0:
+            raise InputError(f"initial_overlap_tolerance must be >= 0, got {self.initial_overlap_tolerance!r}")
+        if threads is not None:
+            threads = int(threads)
+            if not 1 <= threads <= numba.config.NUMBA_NUM_THREADS:
+                raise InputError(f"threads must be between 1 and {numba.config.NUMBA_NUM_THREADS}, got {threads}")
+        self.threads = threads
+        if check_initial:
+            self._check_initial_overlaps()
+        self.table_params = np.ascontiguousarray(contact_model.pair_table(model_data.materials), dtype=np.float64)
+        self.stability_limit, self._limiting_case = self._stability_limit()
+        self._dt = 0.0
+        self.dt = dt  # validated by the setter
+        if skin is None:
+            skin = 0.4 * float(model_data.radius.min())
+        self.table = ContactTable(model_data.n_spheres, model_data.n_walls, contact_model.history_size,
+                                  as_positive("skin", skin, "m"))
+        self._flags = np.zeros(layout.N_FLAGS, dtype=np.int64)
+        self._vel_pred = np.zeros_like(state.velocities)
+        self._angvel_pred = np.zeros_like(state.angular_velocities)
+        self.reporters: list = []
+        self.failure: SimulationBlowUp | None = None
+        self._kernels = kernel_module(contact_model.law_module)
+        with self._threads():
+            if table_data is None:
+                self._rebuild()
+                self._evaluate_initial_forces()
+            else:
+                self.table.restore(**table_data)
+        self._initial_energy = self.energy()["total"] - float(self.state.boundary_work.sum())
+
+    def _check_initial_overlaps(self):
+        from scipy.spatial import cKDTree
+
+        m, s = self.model, self.state
+        tol = self.initial_overlap_tolerance
+        pos, r = s.positions, m.radius
+        tree = cKDTree(pos)
+        pairs = tree.query_pairs(2.0 * float(r.max()), output_type="ndarray")
+        if len(pairs):
+            i, j = pairs[:, 0], pairs[:, 1]
+            keep = ~(m.fixed[i] & m.fixed[j])
+            i, j = i[keep], j[keep]
+            overlap = r[i] + r[j] - np.linalg.norm(pos[j] - pos[i], axis=1)
+            ratio = overlap / np.minimum(r[i], r[j])
+            bad = ratio > tol
+            if bad.any():
+                k = int(np.argmax(np.where(bad, ratio, -np.inf)))
+                a, b = sorted((int(i[k]), int(j[k])))
+                raise InputError(
+                    f"spheres {a} and {b} overlap by {overlap[k]:.6g} m ({100 * ratio[k]:.3g}% of the smaller radius) "
+                    f"at the start; at most {100 * tol:.3g}% is allowed (initial_overlap_tolerance={tol:g}); "
+                    f"{int(bad.sum())} pair(s) overlap too much")
+        for w in range(m.n_walls):
+            h = (pos - s.wall_points[w]) @ m.wall_normal[w]
+            ratio = (r - h) / r
+            bad = (ratio > tol) & ~m.fixed
+            if bad.any():
+                k = int(np.argmax(np.where(bad, ratio, -np.inf)))
+                raise InputError(
+                    f"sphere {k} penetrates wall {w} by {r[k] - h[k]:.6g} m ({100 * ratio[k]:.3g}% of its radius) at "
+                    f"the start; at most {100 * tol:.3g}% is allowed (initial_overlap_tolerance={tol:g})")
+
+    def _stability_limit(self) -> tuple[float, str]:
+        m = self.model
+        free = ~m.fixed
+        reps = []  # (kind, material index, radius, mass, inertia)
+        for kind, mask in (("free", free), ("fixed", m.fixed)):
+            for a in np.unique(m.material[mask]):
+                idx = np.flatnonzero(mask & (m.material == a))
+                p = int(idx[np.argmin(m.radius[idx])])
+                if kind == "free":
+                    reps.append((kind, int(a), float(m.radius[p]), float(m.mass[p]), float(m.inertia[p]), p))
+                else:
+                    reps.append((kind, int(a), float(m.radius[p]), math.inf, math.inf, p))
+        best, where = math.inf, "no contact can occur"
+        mats = m.materials
+        for ki, (kind_i, a, ra, ma, ia, pa) in enumerate(reps):
+            if kind_i != "free":
+                continue
+            others = [(f"sphere {pb}", b, rb, mb, ib) for (kind_j, b, rb, mb, ib, pb) in reps]
+            others += [(f"wall {w}", int(m.wall_material[w]), math.inf, math.inf, math.inf) for w in range(m.n_walls)]
+            for label, b, rb, mb, ib in others:
+                case = PairCase(mats[a], mats[b], ra, rb, ma, mb, ia, ib, self.max_overlap * min(ra, rb))
+                limit = self.contact_model.stability_limit(case)
+                if limit < best:
+                    best, where = limit, f"sphere {pa} (radius {ra:g} m) against {label}"
+        return best, where
+
+    # ------------------------------------------------------------------ time step
+    @property
+    def dt(self) -> float:
+        """Time step, s."""
+        return self._dt
+
+    @dt.setter
+    def dt(self, value):
+        limit = self.stability_limit
+        if value is None:
+            if not math.isfinite(limit):
+                raise InputError("dt=None: no contact can occur in this scene, so there is no stability limit to "
+                                 "derive a time step from; give dt explicitly")
+            value = DEFAULT_DT_FRACTION * limit
+        value = as_positive("dt", value, "s")
+        if value > limit:
+            raise StabilityError(
+                f"dt={value:.6g} s is above the stability limit {limit:.6g} s of the contact "
+                f"{self._limiting_case} with {self.contact_model!r}; use dt <= {limit:.6g} s "
+                f"(dt=None picks {DEFAULT_DT_FRACTION:g} of the limit)")
+        self._time_base = self.state.time
+        self._step_base = self.state.step
+        self._dt = value
+
+    # ------------------------------------------------------------------ state access
+    @property
+    def time(self) -> float:
+        """Simulated time, s."""
+        return self.state.time
+
+    @property
+    def step(self) -> int:
+        """Number of steps taken."""
+        return self.state.step
+
+    @property
+    def positions(self) -> np.ndarray:
+        """(N, 3) sphere centres, m (a copy)."""
+        return self.state.positions.copy()
+
+    @property
+    def velocities(self) -> np.ndarray:
+        """(N, 3) sphere velocities, m/s (a copy)."""
+        return self.state.velocities.copy()
+
+    @property
+    def angular_velocities(self) -> np.ndarray:
+        """(N, 3) angular velocities, rad/s, global frame (a copy)."""
+        return self.state.angular_velocities.copy()
+
+    @property
+    def orientations(self) -> np.ndarray:
+        """(N, 4) unit quaternions (w, x, y, z), body to global (a copy)."""
+        return self.state.orientations.copy()
+
+    @property
+    def forces(self) -> np.ndarray:
+        """(N, 3) total force on each sphere at the last evaluation (contacts + gravity), N (a copy)."""
+        return self.state.forces.copy()
+
+    @property
+    def torques(self) -> np.ndarray:
+        """(N, 3) total torque on each sphere about its centre, N m (a copy)."""
+        return self.state.torques.copy()
+
+    @property
+    def wall_points(self) -> np.ndarray:
+        """(W, 3) current point of each wall, m (a copy)."""
+        return self.state.wall_points.copy()
+
+    @property
+    def n_spheres(self) -> int:
+        return self.model.n_spheres
+
+    def _sphere_index(self, k) -> int:
+        if isinstance(k, (bool, np.bool_)) or not isinstance(k, (int, np.integer)):
+            raise InputError(f"sphere index must be an integer, got {k!r}")
+        if not 0 <= int(k) < self.model.n_spheres:
+            raise InputError(f"sphere index {k} is out of range 0..{self.model.n_spheres - 1}")
+        return int(k)
+
+    def set_velocity(self, k: int, velocity, angular_velocity=None) -> None:
+        """Set the velocity (m/s) and optionally the angular velocity (rad/s) of sphere ``k``.
+
+        For a fixed (kinematic) sphere this is its prescribed motion from now on.
+        """
+        k = self._sphere_index(k)
+        v = as_vec3("velocity", velocity)
+        w = None if angular_velocity is None else as_vec3("angular_velocity", angular_velocity)
+        self.state.velocities[k] = v
+        if w is not None:
+            self.state.angular_velocities[k] = w
+        self._kinematics_changed()
+
+    def set_wall_velocity(self, w: int, velocity) -> None:
+        """Set the translation velocity (m/s) of wall ``w``."""
+        if not isinstance(w, (int, np.integer)) or not 0 <= int(w) < self.model.n_walls:
+            raise InputError(f"wall index {w!r} is out of range 0..{self.model.n_walls - 1}")
+        self.state.wall_velocities[int(w)] = as_vec3("velocity", velocity)
+        self._kinematics_changed()
+
+    def _kinematics_changed(self):
+        """Velocities changed by hand: make sure the neighbour list is valid for the next step."""
+        with self._threads():
+            self._check_rebuild_needed()
+
+    # ------------------------------------------------------------------ kernels
+    def _threads(self):
+        sim = self
+
+        class _Ctx:
+            def __enter__(self):
+                self.old = numba.get_num_threads()
+                if sim.threads is not None:
+                    numba.set_num_threads(sim.threads)
+
+            def __exit__(self, *exc):
+                numba.set_num_threads(self.old)
+                return False
+
+        return _Ctx()
+
+    def _rebuild(self):
+        s, m = self.state, self.model
+        self.table.rebuild(s.positions, m.radius, m.fixed, s.wall_points, m.wall_normal)
+
+    def _evaluate_initial_forces(self):
+        s, m, t = self.state, self.model, self.table
+        self._flags[:] = 0
+        self._kernels.evaluate_forces(
+            s.positions, s.velocities, s.angular_velocities, s.forces, s.torques, m.radius, m.mass, m.inv_mass,
+            m.inv_inertia, m.fixed, m.material, m.gravity, s.wall_points, m.wall_normal, s.wall_velocities,
+            m.wall_material, t.wall_ref, t.n_pairs, t.pair_i, t.pair_j, t.i_start, t.j_start, t.j_pairs, t.rows,
+            t.n_hist, self.table_params, s.dissipated, s.boundary_work, t.ref_pos, self._dt, 0.5 * t.skin,
+            self.max_overlap, self._flags)
+        self._handle_flags(initial=True)
+
+    def _check_rebuild_needed(self):
+        """Re-run the rebuild test of the end of a step (after velocities were set by hand)."""
+        s, m, t = self.state, self.model, self.table
+        dt = self._dt
+        drift = dt * (s.velocities + 0.5 * dt * s.forces * m.inv_mass[:, None])
+        far = np.einsum("ij,ij->i", s.positions + drift - t.ref_pos, s.positions + drift - t.ref_pos)
+        walls = ((s.wall_points + dt * s.wall_velocities - t.wall_ref) * m.wall_normal).sum(axis=1)
+        if (far > (0.5 * t.skin) ** 2).any() or (np.abs(walls) > 0.5 * t.skin).any():
+            self._flags[layout.FLAG_REBUILD] = 1
+            step_disp = np.sqrt((drift * drift).sum(axis=1)).max(initial=0.0)
+            if step_disp > 0.5 * t.skin:
+                self._flags[layout.FLAG_FAST] = 1
+            self._handle_flags()
+
+    def _advance(self, n_steps: int) -> int:
+        s, m, t = self.state, self.model, self.table
+        self._flags[:] = 0
+        return int(self._kernels.advance(
+            n_steps, self._dt, s.positions, s.velocities, s.angular_velocities, s.orientations, s.forces, s.torques,
+            self._vel_pred, self._angvel_pred, m.radius, m.mass, m.inv_mass, m.inv_inertia, m.fixed, m.material,
+            m.gravity, s.wall_points, m.wall_normal, s.wall_velocities, m.wall_material, t.wall_ref,
+            t.n_pairs, t.pair_i, t.pair_j, t.i_start, t.j_start, t.j_pairs, t.rows, t.n_hist, self.table_params,
+            s.dissipated, s.boundary_work, t.ref_pos, 0.5 * t.skin, self.max_overlap, self._flags))
+
+    def _handle_flags(self, initial: bool = False):
+        f = self._flags
+        if f[layout.FLAG_STATE_NAN] or f[layout.FLAG_FORCE_NAN] or f[layout.FLAG_OVERLAP]:
+            self.failure = self._diagnose()
+            raise self.failure
+        if f[layout.FLAG_FAST]:
+            # one step moves a sphere by more than half the skin: widen the skin so the list stays valid
+            s, m, t = self.state, self.model, self.table
+            dt = self._dt
+            drift = dt * (s.velocities + 0.5 * dt * s.forces * m.inv_mass[:, None])
+            step_disp = float(np.sqrt((drift * drift).sum(axis=1)).max(initial=0.0))
+            t.skin = max(t.skin, 3.0 * step_disp)
+        if f[layout.FLAG_REBUILD] or f[layout.FLAG_FAST]:
+            self._rebuild()
+            f[:] = 0
+
+    def _diagnose(self) -> SimulationBlowUp:
+        s, m, t = self.state, self.model, self.table
+        f = self._flags
+        when = f"at t={s.time:.6g} s (step {s.step})"
+        hint = (f"Likely cause: the time step dt={self._dt:.3g} s (stability limit {self.stability_limit:.3g} s) is too "
+                f"large for the contact stiffness, or impacts too fast for a material this soft; reduce dt or "
+                f"raise the stiffness (Young's modulus).")
+        bad_state = ~np.all(np.isfinite(np.hstack([s.positions, s.velocities, s.angular_velocities])), axis=1)
+        if bad_state.any():
+            idx = np.flatnonzero(bad_state)
+            p = int(idx[0])
+            return SimulationBlowUp(
+                f"{when}: sphere {p} has a non-finite position/velocity (position {s.positions[p].tolist()}, "
+                f"velocity {s.velocities[p].tolist()}); {len(idx)} sphere(s) affected. {hint}",
+                time=s.time, step=s.step, particles=tuple(idx[:10]))
+        c = self.contacts(all_candidates=True)
+        if f[layout.FLAG_FORCE_NAN]:
+            bad = ~np.all(np.isfinite(np.hstack([c["force"], c["torque_i"], c["torque_j"]])), axis=1)
+            k = int(np.flatnonzero(bad)[0]) if bad.any() else 0
+            other = f"sphere {c['j'][k]}" if c["j"][k] >= 0 else f"wall {c['wall'][k]}"
+            return SimulationBlowUp(
+                f"{when}: the contact between sphere {c['i'][k]} and {other} produced a non-finite force "
+                f"(overlap {c['overlap'][k]:.6g} m). {hint}", time=s.time, step=s.step,
+                particles=tuple(p for p in (c["i"][k], c["j"][k]) if p >= 0))
+        rmin = np.where(c["j"] >= 0, np.minimum(m.radius[c["i"]], m.radius[np.maximum(c["j"], 0)]), m.radius[c["i"]])
+        ratio = c["overlap"] / rmin
+        k = int(np.argmax(ratio))
+        other = f"sphere {c['j'][k]}" if c["j"][k] >= 0 else f"wall {c['wall'][k]}"
+        return SimulationBlowUp(
+            f"{when}: the overlap between sphere {c['i'][k]} and {other} reached {c['overlap'][k]:.6g} m, "
+            f"{100 * ratio[k]:.3g}% of the smaller radius (the limit is max_overlap={self.max_overlap:g}). {hint}",
+            time=s.time, step=s.step, particles=tuple(p for p in (c["i"][k], c["j"][k]) if p >= 0))
+
+    # ------------------------------------------------------------------ running
+    def add_reporter(self, reporter) -> None:
+        """Attach a reporter (VTK, CSV, checkpoint, sensor...); it is called when it is due."""
+        reporter.attach(self)
+        self.reporters.append(reporter)
+
+    def run(self, duration: float | None = None, steps: int | None = None, *, progress=None) -> None:
+        """Advance by ``duration`` seconds (rounded up to whole steps) or by ``steps`` steps.
+
+        ``progress``: ``True`` shows a progress bar on stderr, or pass a callable
+        ``progress(sim, steps_done, steps_total, wall_seconds)`` called between chunks.
+        """
+        if self.failure is not None:
+            raise SimulationBlowUp(f"the simulation was stopped by an earlier blow-up: {self.failure}",
+                                   time=self.failure.time, step=self.failure.step, particles=self.failure.particles)
+        if (duration is None) == (steps is None):
+            raise InputError("give exactly one of duration (s) or steps")
+        if steps is not None:
+            if isinstance(steps, bool) or int(steps) != steps or steps < 0:
+                raise InputError(f"steps must be a non-negative integer, got {steps!r}")
+            n_total = int(steps)
+        else:
+            d = as_finite("duration", duration)
+            if d < 0:
+                raise InputError(f"duration must be >= 0 s, got {d!r}")
+            n_total = int(math.ceil(d / self._dt - 1e-9))
+        from .io.progress import make_progress
+
+        bar = make_progress(progress)
+        start_wall = _time.perf_counter()
+        done = 0
+        for r in self.reporters:
+            r.maybe_report(self)
+        chunk = 64
+        with self._threads():
+            while done < n_total:
+                n = min(n_total - done, chunk)
+                for r in self.reporters:
+                    due = r.next_step(self) - self.state.step
+                    if due > 0:
+                        n = min(n, due)
+                t0 = _time.perf_counter()
+                k = self._advance(n)
+                elapsed = _time.perf_counter() - t0
+                done += k
+                self.state.step += k
+                self.state.time = self._step_time(self.state.step)
+                self._handle_flags()
+                for r in self.reporters:
+                    r.maybe_report(self)
+                if bar is not None:
+                    bar(self, done, n_total, _time.perf_counter() - start_wall)
+                # aim at ~0.2 s of work per chunk so that progress and interrupts stay responsive
+                if k == n and elapsed > 0:
+                    chunk = int(min(max(chunk * min(0.2 / elapsed, 2.0), 1), 100000))
+        if bar is not None:
+            bar(self, done, n_total, _time.perf_counter() - start_wall, final=True)
+        self.last_run_seconds = _time.perf_counter() - start_wall
+        self.last_run_steps = done
+
+    def _step_time(self, step: int) -> float:
+        return self._time_base + (step - self._step_base) * self._dt
+
+    def close(self) -> None:
+        """Let every reporter finish its files (ParaView collection, CSV)."""
+        for r in self.reporters:
+            r.close(self)
+
+    # ------------------------------------------------------------------ results
+    def contacts(self, *, all_candidates: bool = False) -> dict[str, np.ndarray]:
+        """Per-contact arrays of the active contacts (or of every candidate pair).
+
+        Keys: ``i`` (sphere), ``j`` (sphere, or -1 for a wall contact), ``wall`` (wall index, or -1),
+        ``overlap`` (m), ``normal`` (unit, from i towards j; for walls into the wall),
+        ``contact_point`` (m), ``force`` (force on i, N, global frame), ``torque_i`` and ``torque_j``
+        (torques about each centre, N m; 0 for walls), ``elastic_energy`` (J), and the law's
+        history fields by name (e.g. ``tangential_displacement``, m).  ``j`` receives ``-force``.
+        """
+        s, m, t = self.state, self.model, self.table
+        n = t.n_pairs
+        rows = t.rows[:n]
+        o = t.n_hist
+        if all_candidates:
+            sel = np.arange(n)
+        else:
+            sel = np.flatnonzero(rows[:, o + layout.OUT_ACTIVE] != 0.0)
+        i = t.pair_i[:n][sel].astype(np.int64)
+        jraw = t.pair_j[:n][sel].astype(np.int64)
+        ns = m.n_spheres
+        is_wall = jraw >= ns
+        j = np.where(is_wall, -1, jraw)
+        wall = np.where(is_wall, jraw - ns, -1)
+        xi = s.positions[i]
+        ri = m.radius[i]
+        normal = np.zeros((len(sel), 3))
+        overlap = np.zeros(len(sel))
+        sp = ~is_wall
+        if sp.any():
+            d = s.positions[j[sp]] - xi[sp]
+            dist = np.linalg.norm(d, axis=1)
+            with np.errstate(invalid="ignore", divide="ignore"):
+                normal[sp] = d / dist[:, None]
+            overlap[sp] = ri[sp] + m.radius[j[sp]] - dist
+        if is_wall.any():
+            w = wall[is_wall]
+            normal[is_wall] = -m.wall_normal[w]
+            overlap[is_wall] = ri[is_wall] - np.einsum("ij,ij->i", xi[is_wall] - s.wall_points[w], m.wall_normal[w])
+        out = {
+            "i": i,
+            "j": j,
+            "wall": wall,
+            "overlap": overlap,
+            "normal": normal,
+            "contact_point": xi + (ri - 0.5 * overlap)[:, None] * normal,
+            "force": rows[sel, o + layout.OUT_FORCE: o + layout.OUT_FORCE + 3].copy(),
+            "torque_i": rows[sel, o + layout.OUT_TORQUE_I: o + layout.OUT_TORQUE_I + 3].copy(),
+            "torque_j": rows[sel, o + layout.OUT_TORQUE_J: o + layout.OUT_TORQUE_J + 3].copy(),
+            "elastic_energy": rows[sel, o + layout.OUT_ELASTIC].copy(),
+        }
+        for name, sl in self.contact_model.history_slices().items():
+            block = rows[sel, sl].copy()
+            out[name] = block[:, 0] if block.shape[1] == 1 else block
+        return out
+
+    def n_contacts(self) -> int:
+        """Number of active contacts."""
+        rows = self.table.rows[: self.table.n_pairs]
+        return int(np.count_nonzero(rows[:, self.table.n_hist + layout.OUT_ACTIVE]))
+
+    def wall_forces(self) -> np.ndarray:
+        """(W, 3) total force exerted by the spheres on each wall, N."""
+        c = self.contacts()
+        out = np.zeros((self.model.n_walls, 3))
+        mask = c["wall"] >= 0
+        np.add.at(out, c["wall"][mask], -c["force"][mask])
+        return out
+
+    def energy(self) -> dict[str, float]:
+        """Energy terms, J.
+
+        ``kinetic`` and ``rotational`` (free spheres), ``gravitational`` (``-m g . x`` summed over
+        free spheres), ``elastic`` (stored in the contacts), ``dissipated`` (by the contacts since
+        the start), ``total`` (the sum of these five), ``boundary_work`` (work done on the spheres by
+        fixed spheres and moving walls) and ``balance_error``: ``total - boundary_work`` minus its
+        initial value (zero for a perfect energy balance).
+        """
+        s, m = self.state, self.model
+        free = ~m.fixed
+        v, w = s.velocities[free], s.angular_velocities[free]
+        kinetic = 0.5 * float(np.dot(m.mass[free], np.einsum("ij,ij->i", v, v)))
+        rotational = 0.5 * float(np.dot(m.inertia[free], np.einsum("ij,ij->i", w, w)))
+        grav = -float(np.dot(m.mass[free], s.positions[free] @ m.gravity))
+        rows = self.table.rows[: self.table.n_pairs]
+        elastic = float(rows[:, self.table.n_hist + layout.OUT_ELASTIC].sum())
+        dissipated = float(s.dissipated.sum())
+        boundary = float(s.boundary_work.sum())
+        total = kinetic + rotational + grav + elastic + dissipated
+        out = dict(kinetic=kinetic, rotational=rotational, gravitational=grav, elastic=elastic,
+                   dissipated=dissipated, total=total, boundary_work=boundary)
+        initial = getattr(self, "_initial_energy", None)
+        out["balance_error"] = (total - boundary - initial) if initial is not None else 0.0
+        return out
+
+    def linear_momentum(self) -> np.ndarray:
+        """(3,) total linear momentum of the free spheres, kg m/s."""
+        free = ~self.model.fixed
+        return (self.model.mass[free, None] * self.state.velocities[free]).sum(axis=0)
+
+    def angular_momentum(self, origin: Iterable[float] = (0.0, 0.0, 0.0)) -> np.ndarray:
+        """(3,) total angular momentum of the free spheres about ``origin``, kg m^2/s."""
+        free = ~self.model.fixed
+        o = as_vec3("origin", origin)
+        m = self.model.mass[free, None]
+        r = self.state.positions[free] - o
+        orbital = np.cross(r, m * self.state.velocities[free]).sum(axis=0)
+        spin = (self.model.inertia[free, None] * self.state.angular_velocities[free]).sum(axis=0)
+        return orbital + spin
+
+    def summary(self) -> dict:
+        """Numbers for the end-of-run summary (wall time, throughput, contacts, energy balance)."""
+        e = self.energy()
+        wall = getattr(self, "last_run_seconds", 0.0)
+        steps = getattr(self, "last_run_steps", 0)
+        scale = max(abs(e["kinetic"]) + abs(e["rotational"]) + abs(e["gravitational"]) + abs(e["elastic"])
+                    + abs(e["dissipated"]) + abs(e["boundary_work"]), 1e-300)
+        return dict(
+            wall_seconds=wall, steps=steps, time=self.time, dt=self._dt, spheres=self.n_spheres,
+            particle_steps_per_second=(steps * self.n_spheres / wall) if wall > 0 else float("nan"),
+            contacts=self.n_contacts(), energy=e, energy_balance_relative=e["balance_error"] / scale,
+            neighbor_builds=self.table.builds)

@@ -1,0 +1,55 @@
+"""The time-varying state of a run: what an integrator step reads and writes."""
+from __future__ import annotations
+
+from dataclasses import dataclass, fields
+
+import numpy as np
+
+__all__ = ["State"]
+
+
+@dataclass(eq=False)
+class State:
+    """Positions, velocities and accumulators at the end of a step.
+
+    Attributes
+    ----------
+    positions : (N, 3) float64, m, per sphere (centre)
+    velocities : (N, 3) float64, m/s, per sphere
+    angular_velocities : (N, 3) float64, rad/s, per sphere, global frame
+    orientations : (N, 4) float64, per sphere: unit quaternion (w, x, y, z), body to global
+    forces : (N, 3) float64, N, per sphere: total force (contacts + gravity) of the last evaluation
+    torques : (N, 3) float64, N m, per sphere: total torque about the centre, global frame
+    wall_points : (W, 3) float64, m, per wall: a point of the plane (moves with the wall)
+    wall_velocities : (W, 3) float64, m/s, per wall: translation velocity
+    dissipated : (N,) float64, J, per sphere: energy dissipated so far by the contacts it owns
+        (a contact is owned by its first body ``i``)
+    boundary_work : (N,) float64, J, per sphere: work done so far on the free spheres by fixed
+        spheres and moving walls through the contacts it owns
+    time : float, s
+    step : int, number of steps taken
+    """
+
+    positions: np.ndarray
+    velocities: np.ndarray
+    angular_velocities: np.ndarray
+    orientations: np.ndarray
+    forces: np.ndarray
+    torques: np.ndarray
+    wall_points: np.ndarray
+    wall_velocities: np.ndarray
+    dissipated: np.ndarray
+    boundary_work: np.ndarray
+    time: float = 0.0
+    step: int = 0
+
+    def arrays(self) -> dict[str, np.ndarray]:
+        """The array fields by name (shared, not copied)."""
+        return {f.name: getattr(self, f.name) for f in fields(self) if isinstance(getattr(self, f.name), np.ndarray)}
+
+    def copy(self) -> "State":
+        out = {f.name: getattr(self, f.name) for f in fields(self)}
+        for k, v in out.items():
+            if isinstance(v, np.ndarray):
+                out[k] = v.copy()
+        return State(**out)
