@@ -1,38 +1,52 @@
 """The one place for Numba compile options.
 
-Every compiled function in contactlab is decorated through :func:`jit` (serial) or :func:`pjit`
-(parallel loops with ``prange``), so the options live here and nowhere else:
+Two kinds of compiled functions, two decorators:
 
-* ``cache=True``: compiled code is written next to the module (``__pycache__``) and reloaded by the
-  next process.  Kernels that combine laws are generated as importable modules (see
-  :mod:`contactlab.engine.codegen`) precisely so that this cache works for them too.
-* ``error_model="numpy"``: division by zero gives inf/NaN instead of raising; the kernels check for
-  non-finite values themselves and report them (kernels never raise).
-* ``fastmath`` stays off: it would let LLVM assume that no NaN ever occurs, which would delete the
-  very checks that detect a blow-up.
-* ``nogil=True``: a running kernel does not hold the GIL (a progress bar can be drawn meanwhile).
+* :func:`jit` — building blocks (laws, narrow phase, vector helpers).  They are **not** cached on
+  their own: they are compiled into the kernels that call them.  Numba's cache does not notice a
+  change in a function of another file, so a separately cached building block could go stale
+  inside a freshly compiled kernel.
+* :func:`kernel` / :func:`pkernel` — entry points called from Python (step kernels, neighbour
+  build).  They are cached on disk (``cache=True``), and every building block they call comes
+  from their own file or from a generated module whose name hashes all of contactlab's sources
+  (:mod:`contactlab.engine.codegen`), so a cached kernel is never stale.  ``pkernel`` runs its
+  ``prange`` loops in parallel.
+
+Common options: ``error_model="numpy"`` (division by zero gives inf/NaN instead of raising; the
+kernels check for non-finite values themselves, kernels never raise), ``fastmath`` off (it would
+let LLVM assume that no NaN occurs and delete the blow-up checks), ``nogil=True``.
 """
 from __future__ import annotations
 
 import numba
 
-__all__ = ["jit", "pjit", "JIT_OPTIONS", "PARALLEL_OPTIONS"]
+__all__ = ["jit", "kernel", "pkernel", "pjit", "JIT_OPTIONS", "KERNEL_OPTIONS", "PARALLEL_OPTIONS"]
 
-JIT_OPTIONS = dict(cache=True, nogil=True, error_model="numpy", fastmath=False)
-PARALLEL_OPTIONS = dict(JIT_OPTIONS, parallel=True)
+JIT_OPTIONS = dict(cache=False, nogil=True, error_model="numpy", fastmath=False, inline="always")
+KERNEL_OPTIONS = dict(JIT_OPTIONS, cache=True, inline="never")
+PARALLEL_OPTIONS = dict(KERNEL_OPTIONS, parallel=True)
+
+
+def _decorate(options, func, overrides):
+    opts = dict(options, **overrides)
+    if func is None:
+        return numba.njit(**opts)
+    return numba.njit(**opts)(func)
 
 
 def jit(func=None, **overrides):
-    """Serial compiled function (``numba.njit`` with the project's options)."""
-    opts = dict(JIT_OPTIONS, **overrides)
-    if func is None:
-        return numba.njit(**opts)
-    return numba.njit(**opts)(func)
+    """Building block compiled into the kernels that call it (not cached on its own)."""
+    return _decorate(JIT_OPTIONS, func, overrides)
 
 
-def pjit(func=None, **overrides):
-    """Compiled function whose ``prange`` loops run in parallel."""
-    opts = dict(PARALLEL_OPTIONS, **overrides)
-    if func is None:
-        return numba.njit(**opts)
-    return numba.njit(**opts)(func)
+def kernel(func=None, **overrides):
+    """Serial entry point, cached on disk."""
+    return _decorate(KERNEL_OPTIONS, func, overrides)
+
+
+def pkernel(func=None, **overrides):
+    """Entry point whose ``prange`` loops run in parallel, cached on disk."""
+    return _decorate(PARALLEL_OPTIONS, func, overrides)
+
+
+pjit = pkernel

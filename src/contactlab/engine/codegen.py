@@ -7,7 +7,8 @@ the law is an ordinary global import, e.g.::
 
     from contactlab.laws.hertz_mindlin import law as LAW
 
-The module name carries a hash of the template, of every source file of contactlab, of the law's
+and the law module's ``INTERACTION_RANGE`` (m, default 0: the law acts only on overlapping pairs)
+becomes the compile-time constant ``LAW_RANGE``.  The module name carries a hash of the template, of every source file of contactlab, of the law's
 own source file and of the Numba and Python versions: any change to the code yields a new module
 and a fresh compilation (Numba itself does not notice changes in called functions of other files).
 
@@ -33,6 +34,7 @@ from ..errors import ContactlabError
 __all__ = ["cache_dir", "kernel_module", "source_fingerprint"]
 
 _MARK = "# @@LAW_IMPORT@@"
+_RANGE_MARK = "# @@LAW_RANGE@@"
 _PACKAGE_DIR = Path(__file__).resolve().parent.parent
 
 
@@ -83,9 +85,13 @@ def kernel_module(law_module: str):
     template = template_path.read_text()
     lines = template.splitlines(keepends=True)
     marked = [k for k, line in enumerate(lines) if _MARK in line]
-    if len(marked) != 1:
-        raise ContactlabError("kernel template must contain exactly one law import marker")
+    ranged = [k for k, line in enumerate(lines) if _RANGE_MARK in line]
+    if len(marked) != 1 or len(ranged) != 1:
+        raise ContactlabError("kernel template must contain exactly one law import marker and one range marker")
+    module = importlib.import_module(law_module)
+    law_range = float(getattr(module, "INTERACTION_RANGE", 0.0))
     lines[marked[0]] = f"from {law_module} import law as LAW  # generated for this law\n"
+    lines[ranged[0]] = f"LAW_RANGE = {law_range!r}  # the law's INTERACTION_RANGE, m\n"
     source = "".join(lines)
     digest = hashlib.sha256()
     digest.update(source.encode())

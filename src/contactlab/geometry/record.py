@@ -16,6 +16,12 @@ Conventions (written once, here):
   of ``i``, each including ``omega x branch``.  Its normal component ``rel_velocity . normal`` is
   the gap rate (negative while the bodies approach); the overlap rate is its negation.
 * ``rel_angular_velocity`` (rad/s) is ``omega_j - omega_i`` (zero spin for walls).
+* ``rel_displacement`` (m) is how far ``j``'s material point at the contact moved relative to
+  ``i``'s during the step that just ended (``dt`` times the relative contact velocity at the
+  middle of the step), and ``rel_rotation`` (rad) is ``dt (omega_j - omega_i)`` at the middle of
+  the step.  Springs (tangential, rolling, twisting) accumulate these: they are the exact
+  increments of the integrator, so a spring stores exactly the work done on it.  Dashpots use
+  the velocities.  Both are zero for an evaluation that does not advance time.
 * ``radius_i``, ``radius_j`` (m): radii of curvature at the contact (``inf`` for a wall);
   ``radius`` (m): the effective radius ``R* = r_i r_j / (r_i + r_j)`` (``r_i`` for a wall).
 * ``mass`` (kg): the effective mass ``m* = m_i m_j / (m_i + m_j)``, where a wall or a fixed sphere
@@ -40,6 +46,8 @@ GEOMETRY_FIELDS = (
     "branch_j",
     "rel_velocity",
     "rel_angular_velocity",
+    "rel_displacement",
+    "rel_rotation",
     "radius_i",
     "radius_j",
     "radius",

@@ -11,13 +11,13 @@ __all__ = ["sphere_sphere"]
 
 
 @jit
-def sphere_sphere(xi, xj, vi, vj, wi, wj, ri, rj, inv_mi, inv_mj):
+def sphere_sphere(xi, xj, ri, rj, inv_mi, inv_mj, vi, vj, wi, wj, mvi, mvj, mwi, mwj, dt):
     """Contact geometry of spheres ``i`` and ``j``.
 
-    Parameters are 3-tuples (positions m, velocities m/s, angular velocities rad/s) and floats
-    (radii m, inverse masses 1/kg, 0 for a fixed sphere).  Returns ``(geometry, ok)``; ``ok`` is
-    False only when the centres coincide (the normal is undefined), in which case the geometry is
-    a zero-overlap placeholder that no law treats as a contact.
+    Positions (m), velocities (m/s) and angular velocities (rad/s) are 3-tuples: ``v``/``w`` at the
+    force time, ``mv``/``mw`` at the middle of the step of length ``dt`` (s) that just ended.  Radii
+    in m, inverse masses in 1/kg (0 for a fixed sphere).  Returns ``(geometry, ok)``; ``ok`` is
+    False only when the centres coincide (the normal is undefined).
     """
     d = sub(xj, xi)
     dist = math.sqrt(d[0] * d[0] + d[1] * d[1] + d[2] * d[2])
@@ -30,9 +30,10 @@ def sphere_sphere(xi, xj, vi, vj, wi, wj, ri, rj, inv_mi, inv_mj):
     bi = scale(ri - 0.5 * overlap, n)
     bj = scale(-(rj - 0.5 * overlap), n)
     c = add(xi, bi)
-    vci = add(vi, cross(wi, bi))
-    vcj = add(vj, cross(wj, bj))
+    rel_v = sub(add(vj, cross(wj, bj)), add(vi, cross(wi, bi)))
+    rel_d = scale(dt, sub(add(mvj, cross(mwj, bj)), add(mvi, cross(mwi, bi))))
     inv_m = inv_mi + inv_mj
     mass = 1.0 / inv_m if inv_m > 0.0 else math.inf
-    geom = ContactGeometry(n, overlap, c, bi, bj, sub(vcj, vci), sub(wj, wi), ri, rj, ri * rj / (ri + rj), mass)
+    geom = ContactGeometry(n, overlap, c, bi, bj, rel_v, sub(wj, wi), rel_d, scale(dt, sub(mwj, mwi)),
+                           ri, rj, ri * rj / (ri + rj), mass)
     return geom, ok

@@ -9,7 +9,11 @@ every impact speed, pair of materials and sizes (:func:`~contactlab.laws.restitu
 
 Tangential: spring-slider (:mod:`contactlab.laws.springs`) of stiffness ``S_t = 8 G* sqrt(R* d)``
 and viscosity ``c sqrt(m* S_t)``, sliding at ``mu F_n``.  The elastic displacement is history,
-rotated into the current tangent plane at every step.
+rotated into the current tangent plane at every step.  Because ``S_t`` changes with the overlap,
+the stored displacement is rescaled by ``sqrt(S_t,old / S_t,new)`` when the overlap changes, so
+that the spring's energy ``S_t |xi|^2 / 2`` changes only by work done on it (the plain
+displacement-history Mindlin spring gains energy while the overlap grows under a stuck tangential
+load and loses it on unloading; with the rescaling the contact is energy-consistent).
 
 Rolling resistance (when ``rolling_friction`` > 0): elastic-plastic spring on the relative rotation
 (Iwashita and Oda's stiffness ``k_r = S_t R*^2``), sliding at the torque ``mu_r R* F_n``.
@@ -32,16 +36,22 @@ from .springs import spring_slider, spring_slider_reference
 
 __all__ = ["HertzMindlin", "law", "reference_law", "effective_moduli"]
 
+#: gap (m) up to which the engine hands a pair to the law; farther pairs are reset (history zero)
+INTERACTION_RANGE = 0.0
+
 # pair-table columns
 E_STAR, G_STAR, MU, MU_ROLL, DAMPING = range(5)
 
 
 @jit
 def law(g, p, hist, dt):
-    """Hertz-Mindlin law (see the module docstring); history: tangential xi (3), rolling theta (3)."""
+    """Hertz-Mindlin law (see the module docstring).
+
+    History: tangential xi (3), rolling theta (3), tangential stiffness of the last step (1).
+    """
     delta = g.overlap
     if delta <= 0.0:
-        for q in range(6):
+        for q in range(7):
             hist[q] = 0.0
         z = (0.0, 0.0, 0.0)
         return z, z, 0.0, 0.0, False
@@ -61,7 +71,10 @@ def law(g, p, hist, dt):
     # tangential
     s_t = 8.0 * g_star * root
     v_t = tangential_part(g.rel_velocity, n)
-    f_t, e_t, d_t = spring_slider(hist, 0, n, v_t, dt, s_t, c * math.sqrt(g.mass * s_t), p[MU] * f_n)
+    inc_t = tangential_part(g.rel_displacement, n)
+    s_t_old = hist[6]
+    hist[6] = s_t
+    f_t, e_t, d_t = spring_slider(hist, 0, n, inc_t, v_t, dt, s_t, s_t_old, c * math.sqrt(g.mass * s_t), p[MU] * f_n)
     force = (f_t[0] - f_n * n[0], f_t[1] - f_n * n[1], f_t[2] - f_n * n[2])
     energy += e_t
     diss += d_t
@@ -70,7 +83,9 @@ def law(g, p, hist, dt):
     if mu_r > 0.0:
         w_r = tangential_part(g.rel_angular_velocity, n)
         k_r = s_t * g.radius * g.radius
-        couple, e_r, d_r = spring_slider(hist, 3, n, w_r, dt, k_r, 0.0, mu_r * g.radius * f_n)
+        inc_r = tangential_part(g.rel_rotation, n)
+        k_r_old = s_t_old * g.radius * g.radius
+        couple, e_r, d_r = spring_slider(hist, 3, n, inc_r, w_r, dt, k_r, k_r_old, 0.0, mu_r * g.radius * f_n)
         energy += e_r
         diss += d_r
     return force, couple, energy, diss, True
@@ -113,6 +128,7 @@ class HertzMindlin(ContactModel):
     history_fields = (
         HistoryField("tangential_displacement", 3, "m", "elastic tangential displacement xi"),
         HistoryField("rolling_rotation", 3, "rad", "elastic relative rotation of the rolling spring"),
+        HistoryField("tangential_stiffness", 1, "N/m", "Mindlin stiffness S_t of the last step"),
     )
     pair_fields = ("e_star", "g_star", "friction", "rolling_friction", "damping")
 
@@ -152,13 +168,13 @@ def reference_law(geometry: dict, params, hist, dt):
     """Plain NumPy twin of :func:`law`.
 
     ``geometry`` maps the record's field names to values (vectors as arrays); ``hist`` is a
-    length-6 array, copied.  Returns ``(force, couple, stored, dissipation, active, hist_new)``.
+    length-7 array, copied.  Returns ``(force, couple, stored, dissipation, active, hist_new)``.
     """
     g = {k: (np.asarray(v, dtype=float) if np.ndim(v) else float(v)) for k, v in geometry.items()}
     hist = np.array(hist, dtype=float)
     delta = g["overlap"]
     if delta <= 0:
-        return np.zeros(3), np.zeros(3), 0.0, 0.0, False, np.zeros(6)
+        return np.zeros(3), np.zeros(3), 0.0, 0.0, False, np.zeros(7)
     e_star, g_star, mu, mu_r, c = (float(x) for x in params[:5])
     n = g["normal"]
     rate = -(g["rel_velocity"] @ n)
@@ -169,12 +185,15 @@ def reference_law(geometry: dict, params, hist, dt):
     diss = (f_n - f_el) * rate * dt
     s_t = 8 * g_star * np.sqrt(g["radius"] * delta)
     v_t = g["rel_velocity"] - (g["rel_velocity"] @ n) * n
-    f_t, hist[0:3], e_t, d_t = spring_slider_reference(hist[0:3], n, v_t, dt, s_t, c * np.sqrt(g["mass"] * s_t), mu * f_n)
+    inc_t = g["rel_displacement"] - (g["rel_displacement"] @ n) * n
+    s_t_old, hist[6] = hist[6], s_t
+    f_t, hist[0:3], e_t, d_t = spring_slider_reference(hist[0:3], n, inc_t, v_t, dt, s_t, s_t_old,
+                                                       c * np.sqrt(g["mass"] * s_t), mu * f_n)
     couple = np.zeros(3)
     if mu_r > 0:
-        w = g["rel_angular_velocity"]
-        w_r = w - (w @ n) * n
-        couple, hist[3:6], e_r, d_r = spring_slider_reference(hist[3:6], n, w_r, dt, s_t * g["radius"] ** 2, 0.0,
+        w, rot = g["rel_angular_velocity"], g["rel_rotation"]
+        couple, hist[3:6], e_r, d_r = spring_slider_reference(hist[3:6], n, rot - (rot @ n) * n, w - (w @ n) * n, dt,
+                                                               s_t * g["radius"] ** 2, s_t_old * g["radius"] ** 2, 0.0,
                                                                mu_r * g["radius"] * f_n)
         stored += e_r
         diss += d_r

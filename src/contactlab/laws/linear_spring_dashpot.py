@@ -24,6 +24,9 @@ from .springs import spring_slider, spring_slider_reference
 
 __all__ = ["LinearSpringDashpot", "law", "reference_law"]
 
+#: gap (m) up to which the engine hands a pair to the law; farther pairs are reset (history zero)
+INTERACTION_RANGE = 0.0
+
 STIFFNESS, T_STIFFNESS, MU, MU_ROLL, ZETA = range(5)
 
 
@@ -48,7 +51,8 @@ def law(g, p, hist, dt):
     diss = (f_n - f_el) * rate * dt
     k_t = p[T_STIFFNESS]
     v_t = tangential_part(g.rel_velocity, n)
-    f_t, e_t, d_t = spring_slider(hist, 0, n, v_t, dt, k_t, 2.0 * zeta * math.sqrt(k_t * g.mass), p[MU] * f_n)
+    inc_t = tangential_part(g.rel_displacement, n)
+    f_t, e_t, d_t = spring_slider(hist, 0, n, inc_t, v_t, dt, k_t, k_t, 2.0 * zeta * math.sqrt(k_t * g.mass), p[MU] * f_n)
     force = (f_t[0] - f_n * n[0], f_t[1] - f_n * n[1], f_t[2] - f_n * n[2])
     energy += e_t
     diss += d_t
@@ -56,7 +60,9 @@ def law(g, p, hist, dt):
     mu_r = p[MU_ROLL]
     if mu_r > 0.0:
         w_r = tangential_part(g.rel_angular_velocity, n)
-        couple, e_r, d_r = spring_slider(hist, 3, n, w_r, dt, k_t * g.radius * g.radius, 0.0, mu_r * g.radius * f_n)
+        inc_r = tangential_part(g.rel_rotation, n)
+        k_r = k_t * g.radius * g.radius
+        couple, e_r, d_r = spring_slider(hist, 3, n, inc_r, w_r, dt, k_r, k_r, 0.0, mu_r * g.radius * f_n)
         energy += e_r
         diss += d_r
     return force, couple, energy, diss, True
@@ -143,12 +149,15 @@ def reference_law(geometry: dict, params, hist, dt):
     stored = 0.5 * k * delta**2
     diss = (f_n - f_el) * rate * dt
     v_t = g["rel_velocity"] - (g["rel_velocity"] @ n) * n
-    f_t, hist[0:3], e_t, d_t = spring_slider_reference(hist[0:3], n, v_t, dt, k_t, 2 * zeta * np.sqrt(k_t * g["mass"]), mu * f_n)
+    inc_t = g["rel_displacement"] - (g["rel_displacement"] @ n) * n
+    f_t, hist[0:3], e_t, d_t = spring_slider_reference(hist[0:3], n, inc_t, v_t, dt, k_t, k_t,
+                                                       2 * zeta * np.sqrt(k_t * g["mass"]), mu * f_n)
     couple = np.zeros(3)
     if mu_r > 0:
-        w = g["rel_angular_velocity"]
-        couple, hist[3:6], e_r, d_r = spring_slider_reference(hist[3:6], n, w - (w @ n) * n, dt, k_t * g["radius"] ** 2,
-                                                               0.0, mu_r * g["radius"] * f_n)
+        w, rot = g["rel_angular_velocity"], g["rel_rotation"]
+        couple, hist[3:6], e_r, d_r = spring_slider_reference(hist[3:6], n, rot - (rot @ n) * n, w - (w @ n) * n, dt,
+                                                               k_t * g["radius"] ** 2, k_t * g["radius"] ** 2, 0.0,
+                                                               mu_r * g["radius"] * f_n)
         stored += e_r
         diss += d_r
     return f_t - f_n * n, couple, stored + e_t, diss + d_t, True, hist

@@ -7,18 +7,22 @@ until a sphere or a wall has moved by more than ``skin / 2`` since the build; th
 detect that and the launcher rebuilds.  Per-contact rows (history and outputs) follow their pair
 across rebuilds by its key ``(i, j)``.
 
-All routines are compiled; the builds are deterministic (they do not depend on the number of
-threads).
+The spheres are binned into cells of width ``2 r_max + skin`` (counting sort); their coordinates
+and radii are copied in cell order so that scanning the 27 cells around a sphere reads contiguous
+memory, and spheres are visited in cell order so that consecutive spheres share those cells.  A
+first pass counts each sphere's partners, a prefix sum gives every sphere its segment, a second
+pass writes the partners, sorted.  The result does not depend on the number of threads.
 """
 from __future__ import annotations
-
 
 import numpy as np
 from numba import prange
 
-from .._jit import jit, pjit
+from .._jit import jit, kernel, pkernel
 
 __all__ = ["build_pairs", "remap_rows", "transpose_pairs", "grid_for"]
+
+CHUNK = 128  # spheres per chunk of the parallel loops
 
 
 def grid_for(pos: np.ndarray, cell: float, max_cells: int):
@@ -27,8 +31,7 @@ def grid_for(pos: np.ndarray, cell: float, max_cells: int):
     The cell is at least ``cell`` wide and is enlarged if the box would need more than
     ``max_cells`` cells (e.g. when a few spheres are far away from the rest).
     """
-    lo = pos.min(axis=0)
-    hi = pos.max(axis=0)
+    lo, hi = _bounds(pos)
     extent = np.maximum(hi - lo, 0.0)
     size = float(cell)
     while True:
@@ -39,9 +42,27 @@ def grid_for(pos: np.ndarray, cell: float, max_cells: int):
     return lo, 1.0 / size, dims
 
 
-@jit
-def _bin(pos, origin, inv_cell, dims):
-    """Counting sort of spheres into cells: returns (cell_of, cell_start, cell_items)."""
+@kernel
+def _bounds(pos):
+    lo = np.full(3, np.inf)
+    hi = np.full(3, -np.inf)
+    for p in range(pos.shape[0]):
+        for d in range(3):
+            x = pos[p, d]
+            if x < lo[d]:
+                lo[d] = x
+            if x > hi[d]:
+                hi[d] = x
+    return lo, hi
+
+
+@kernel
+def _bin(pos, radius, fixed, origin, inv_cell, dims):
+    """Counting sort into cells.
+
+    Returns ``cell_of`` (per sphere), ``cell_start`` (CSR over cells), ``items`` (sphere indices in
+    cell order) and ``sorted_xr`` (x, y, z, r, fixed flag of ``items``, in cell order).
+    """
     n = pos.shape[0]
     ncell = dims[0] * dims[1] * dims[2]
     cell_of = np.empty(n, dtype=np.int64)
@@ -57,45 +78,55 @@ def _bin(pos, origin, inv_cell, dims):
         counts[c + 1] += counts[c]
     fill = counts[:-1].copy()
     items = np.empty(n, dtype=np.int64)
+    sorted_xr = np.empty((n, 5))
     for p in range(n):
         c = cell_of[p]
-        items[fill[c]] = p
-        fill[c] += 1
-    return cell_of, counts, items
+        q = fill[c]
+        items[q] = p
+        sorted_xr[q, 0] = pos[p, 0]
+        sorted_xr[q, 1] = pos[p, 1]
+        sorted_xr[q, 2] = pos[p, 2]
+        sorted_xr[q, 3] = radius[p]
+        sorted_xr[q, 4] = 1.0 if fixed[p] else 0.0
+        fill[c] = q + 1
+    return cell_of, counts, items, sorted_xr
 
 
 @jit
-def _scan_sphere(i, pos, radius, fixed, skin, cell_of, cell_start, cell_items, dims,
-                 wall_point, wall_normal, out, base):
-    """Count (``out`` empty) or write (into ``out[base:]``) the candidates j > i of sphere i."""
-    n_s = pos.shape[0]
+def _scan_sphere(q, cell_of, cell_start, items, sorted_xr, dims, skin, wall_point, wall_normal, n_s, out, base):
+    """Count (``out`` empty) or write (into ``out[base:]``) the partners j > i of sphere ``items[q]``."""
+    i = items[q]
+    xi = sorted_xr[q, 0]
+    yi = sorted_xr[q, 1]
+    zi = sorted_xr[q, 2]
+    ri = sorted_xr[q, 3]
+    fi = sorted_xr[q, 4] != 0.0
     c = cell_of[i]
     cx = c % dims[0]
     cy = (c // dims[0]) % dims[1]
     cz = c // (dims[0] * dims[1])
-    xi = pos[i, 0]
-    yi = pos[i, 1]
-    zi = pos[i, 2]
-    ri = radius[i]
-    fi = fixed[i]
     write = out.shape[0] > 0
     count = 0
     for z in range(max(cz - 1, 0), min(cz + 2, dims[2])):
         for y in range(max(cy - 1, 0), min(cy + 2, dims[1])):
-            for x in range(max(cx - 1, 0), min(cx + 2, dims[0])):
-                cc = (z * dims[1] + y) * dims[0] + x
-                for q in range(cell_start[cc], cell_start[cc + 1]):
-                    j = cell_items[q]
-                    if j <= i or (fi and fixed[j]):
-                        continue
-                    dx = pos[j, 0] - xi
-                    dy = pos[j, 1] - yi
-                    dz = pos[j, 2] - zi
-                    reach = ri + radius[j] + skin
-                    if dx * dx + dy * dy + dz * dz < reach * reach:
-                        if write:
-                            out[base + count] = j
-                        count += 1
+            row = (z * dims[1] + y) * dims[0]
+            # the cells x-1..x+1 of one row are contiguous in cell order
+            lo = cell_start[row + max(cx - 1, 0)]
+            hi = cell_start[row + min(cx + 2, dims[0])]
+            for qq in range(lo, hi):
+                j = items[qq]
+                if j <= i:
+                    continue
+                if fi and sorted_xr[qq, 4] != 0.0:
+                    continue
+                dx = sorted_xr[qq, 0] - xi
+                dy = sorted_xr[qq, 1] - yi
+                dz = sorted_xr[qq, 2] - zi
+                reach = ri + sorted_xr[qq, 3] + skin
+                if dx * dx + dy * dy + dz * dz < reach * reach:
+                    if write:
+                        out[base + count] = j
+                    count += 1
     if write and count > 1:
         # insertion sort of this sphere's partners: the list is ordered by (i, j)
         for a in range(base + 1, base + count):
@@ -116,23 +147,42 @@ def _scan_sphere(i, pos, radius, fixed, skin, cell_of, cell_start, cell_items, d
     return count
 
 
-@pjit
-def _count(pos, radius, fixed, skin, cell_of, cell_start, cell_items, dims, wall_point, wall_normal, counts):
+@kernel
+def _count_chunk(q0, q1, cell_of, cell_start, items, sorted_xr, dims, skin, wall_point, wall_normal, counts):
     empty = np.empty(0, dtype=np.int32)
-    for i in prange(pos.shape[0]):
-        counts[i] = _scan_sphere(i, pos, radius, fixed, skin, cell_of, cell_start, cell_items, dims,
-                                 wall_point, wall_normal, empty, 0)
+    n = items.shape[0]
+    for q in range(q0, q1):
+        counts[items[q]] = _scan_sphere(q, cell_of, cell_start, items, sorted_xr, dims, skin, wall_point,
+                                        wall_normal, n, empty, 0)
 
 
-@pjit
-def _fill(pos, radius, fixed, skin, cell_of, cell_start, cell_items, dims, wall_point, wall_normal,
-          i_start, pair_i, pair_j):
-    for i in prange(pos.shape[0]):
+@pkernel
+def _count(cell_of, cell_start, items, sorted_xr, dims, skin, wall_point, wall_normal, counts):
+    n = items.shape[0]
+    for c in prange((n + CHUNK - 1) // CHUNK):
+        _count_chunk(c * CHUNK, min((c + 1) * CHUNK, n), cell_of, cell_start, items, sorted_xr, dims, skin,
+                     wall_point, wall_normal, counts)
+
+
+@kernel
+def _fill_chunk(q0, q1, cell_of, cell_start, items, sorted_xr, dims, skin, wall_point, wall_normal, i_start,
+                pair_i, pair_j):
+    n = items.shape[0]
+    for q in range(q0, q1):
+        i = items[q]
         base = i_start[i]
-        _scan_sphere(i, pos, radius, fixed, skin, cell_of, cell_start, cell_items, dims,
-                     wall_point, wall_normal, pair_j, base)
+        _scan_sphere(q, cell_of, cell_start, items, sorted_xr, dims, skin, wall_point, wall_normal, n,
+                     pair_j, base)
         for k in range(base, i_start[i + 1]):
             pair_i[k] = i
+
+
+@pkernel
+def _fill(cell_of, cell_start, items, sorted_xr, dims, skin, wall_point, wall_normal, i_start, pair_i, pair_j):
+    n = items.shape[0]
+    for c in prange((n + CHUNK - 1) // CHUNK):
+        _fill_chunk(c * CHUNK, min((c + 1) * CHUNK, n), cell_of, cell_start, items, sorted_xr, dims, skin,
+                    wall_point, wall_normal, i_start, pair_i, pair_j)
 
 
 def build_pairs(pos, radius, fixed, skin, wall_point, wall_normal, pair_i, pair_j, max_cells=None):
@@ -146,9 +196,9 @@ def build_pairs(pos, radius, fixed, skin, wall_point, wall_normal, pair_i, pair_
     if max_cells is None:
         max_cells = max(8 * n, 4096)
     origin, inv_cell, dims = grid_for(pos, cell, max_cells)
-    cell_of, cell_start, cell_items = _bin(pos, origin, inv_cell, dims)
+    cell_of, cell_start, items, sorted_xr = _bin(pos, radius, fixed, origin, inv_cell, dims)
     counts = np.empty(n, dtype=np.int64)
-    _count(pos, radius, fixed, skin, cell_of, cell_start, cell_items, dims, wall_point, wall_normal, counts)
+    _count(cell_of, cell_start, items, sorted_xr, dims, skin, wall_point, wall_normal, counts)
     i_start = np.zeros(n + 1, dtype=np.int64)
     np.cumsum(counts, out=i_start[1:])
     n_pairs = int(i_start[-1])
@@ -156,12 +206,11 @@ def build_pairs(pos, radius, fixed, skin, wall_point, wall_normal, pair_i, pair_
         cap = max(int(1.5 * n_pairs), 16)
         pair_i = np.empty(cap, dtype=np.int32)
         pair_j = np.empty(cap, dtype=np.int32)
-    _fill(pos, radius, fixed, skin, cell_of, cell_start, cell_items, dims, wall_point, wall_normal,
-          i_start, pair_i, pair_j)
+    _fill(cell_of, cell_start, items, sorted_xr, dims, skin, wall_point, wall_normal, i_start, pair_i, pair_j)
     return pair_i, pair_j, n_pairs, i_start
 
 
-@jit
+@kernel
 def transpose_pairs(n_spheres, n_pairs, pair_j):
     """CSR of the pair list by second body (spheres only): (j_start (N+1), j_pairs), pairs in order."""
     j_start = np.zeros(n_spheres + 1, dtype=np.int64)
@@ -181,23 +230,23 @@ def transpose_pairs(n_spheres, n_pairs, pair_j):
     return j_start, j_pairs
 
 
-@pjit
-def remap_rows(n_new, new_i, new_j, old_i_start, old_j, old_rows, new_rows):
-    """Carry every row of the old list to the same pair ``(i, j)`` in the new list; zero new pairs."""
+@kernel
+def _remap_chunk(k0, k1, new_i, new_j, old_i_start, old_j, old_rows, new_rows):
     width = new_rows.shape[1]
-    for k in prange(n_new):
+    for k in range(k0, k1):
         i = new_i[k]
         j = new_j[k]
         lo = old_i_start[i]
         hi = old_i_start[i + 1]
-        # binary search for j in the old partners of i (sorted)
+        end = hi
+        # binary search for j among the old partners of i (sorted)
         while lo < hi:
             mid = (lo + hi) // 2
             if old_j[mid] < j:
                 lo = mid + 1
             else:
                 hi = mid
-        if lo < old_i_start[i + 1] and old_j[lo] == j:
+        if lo < end and old_j[lo] == j:
             for c in range(width):
                 new_rows[k, c] = old_rows[lo, c]
         else:
@@ -205,3 +254,8 @@ def remap_rows(n_new, new_i, new_j, old_i_start, old_j, old_rows, new_rows):
                 new_rows[k, c] = 0.0
 
 
+@pkernel
+def remap_rows(n_new, new_i, new_j, old_i_start, old_j, old_rows, new_rows):
+    """Carry every row of the old list to the same pair ``(i, j)`` in the new list; zero new pairs."""
+    for c in prange((n_new + 1023) // 1024):
+        _remap_chunk(c * 1024, min((c + 1) * 1024, n_new), new_i, new_j, old_i_start, old_j, old_rows, new_rows)
