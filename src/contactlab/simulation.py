@@ -511,6 +511,19 @@ class Simulation:
             out[name] = block[:, 0] if block.shape[1] == 1 else block
         return out
 
+    def save_checkpoint(self, path):
+        """Write a checkpoint (atomically) that :meth:`load_checkpoint` resumes bit for bit."""
+        from .io.checkpoint import save_checkpoint
+
+        return save_checkpoint(self, path)
+
+    @classmethod
+    def load_checkpoint(cls, path, *, threads: int | None = None) -> "Simulation":
+        """Resume a simulation from a checkpoint file (reporters must be attached again)."""
+        from .io.checkpoint import load_checkpoint
+
+        return load_checkpoint(path, threads=threads)
+
     def n_contacts(self) -> int:
         """Number of active contacts."""
         rows = self.table.rows[: self.table.n_pairs]

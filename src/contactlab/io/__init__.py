@@ -1,1 +1,8 @@
 """Input and output: reporters (VTK, CSV, checkpoints), scene files, progress display."""
+from .checkpoint import CheckpointReporter, load_checkpoint, save_checkpoint
+from .csv import EnergyCSVReporter
+from .reporter import Reporter
+from .vtk import VTKReporter
+
+__all__ = ["Reporter", "VTKReporter", "EnergyCSVReporter", "CheckpointReporter", "save_checkpoint",
+           "load_checkpoint"]

@@ -1,0 +1,246 @@
+"""TOML scene files: a one-to-one text form of the Python API.
+
+Every table of the file is one call of the Python API, with the same names:
+
+=====================  ==========================================================
+TOML                    Python
+=====================  ==========================================================
+``[simulation]``        ``Scene(gravity=...)``, ``Simulation(dt=..., skin=...,
+                        max_overlap=..., initial_overlap_tolerance=...,
+                        threads=...)`` and ``sim.run(duration=...)``
+``[materials.NAME]``    ``Material(density=..., young=..., poisson=..., name=NAME)``
+``[model]``             ``cl.models.<type>(**parameters)``
+``[[sphere]]``          ``scene.add_sphere(position=..., radius=..., material=NAME, ...)``
+``[[spheres]]``         ``scene.add_spheres(positions=..., radii=..., material=NAME, ...)``
+                        (arrays inline, or ``file`` = a CSV with columns
+                        ``x,y,z,r`` and optionally ``vx,vy,vz``)
+``[[fill_box]]``        ``scene.fill_box(lower=..., upper=..., radius=..., material=NAME, ...)``
+``[[wall]]``            ``scene.add_wall(point=..., normal=..., material=NAME, ...)``
+``[output]``            reporters: VTK, CSV energy series, checkpoints
+=====================  ==========================================================
+
+An unknown table or key, a missing required key, or a bad value raises
+:class:`~contactlab.errors.SceneFileError` naming the file, the table and the key.  The whole file
+is checked (and the scene built) before anything is written.  See ``docs/scene-files.md``.
+"""
+from __future__ import annotations
+
+import math
+import tomllib
+from dataclasses import dataclass, field
+from importlib import resources
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+
+from ..errors import InputError, SceneFileError
+from ..laws.registry import MODELS
+from ..materials import Material
+from ..scene import Scene
+
+__all__ = ["SceneSpec", "load_scene_file", "default_scene_path", "OUTPUT_DEFAULTS"]
+
+_SIMULATION_KEYS = {"gravity", "dt", "duration", "threads", "skin", "max_overlap", "initial_overlap_tolerance"}
+_MATERIAL_KEYS = {"density", "young", "poisson"}
+_SPHERE_KEYS = {"position", "radius", "material", "velocity", "angular_velocity", "fixed"}
+_SPHERES_KEYS = {"positions", "radii", "material", "velocities", "angular_velocities", "fixed", "file"}
+_FILL_KEYS = {"lower", "upper", "radius", "material", "spacing", "radius_spread", "jitter", "seed", "max_count",
+              "velocity"}
+_WALL_KEYS = {"point", "normal", "material", "velocity"}
+_OUTPUT_KEYS = {"directory", "vtk_interval", "vtk_contacts", "vtk_walls", "csv_interval", "checkpoint_interval",
+                "progress"}
+_TOP_KEYS = {"simulation", "materials", "model", "sphere", "spheres", "fill_box", "wall", "output"}
+
+OUTPUT_DEFAULTS = {"directory": "contactlab-out", "vtk_interval": None, "vtk_contacts": True, "vtk_walls": True,
+                   "csv_interval": None, "checkpoint_interval": None, "progress": True}
+
+
+@dataclass
+class SceneSpec:
+    """A parsed scene file: everything needed to build and run the simulation."""
+
+    path: Path
+    scene: Scene
+    model: Any
+    simulation: dict = field(default_factory=dict)   # keyword arguments of Simulation
+    duration: float | None = None                     # s
+    output: dict = field(default_factory=lambda: dict(OUTPUT_DEFAULTS))
+
+    def build_simulation(self):
+        """The :class:`~contactlab.Simulation` described by the file (no reporters attached)."""
+        from ..simulation import Simulation
+
+        return Simulation(self.scene, self.model, **self.simulation)
+
+
+def default_scene_path() -> Path:
+    """Path of the built-in default scene (10,000 glass beads settling in a box)."""
+    return Path(str(resources.files("contactlab").joinpath("scenes/default.toml")))
+
+
+class _Ctx:
+    """Error context: file and table, so that every message says where the problem is."""
+
+    def __init__(self, path: Path):
+        self.path = path
+
+    def fail(self, where: str, message: str):
+        raise SceneFileError(f"{self.path}: [{where}] {message}")
+
+    def check_keys(self, where: str, table: dict, allowed: set, required: set = frozenset()):
+        if not isinstance(table, dict):
+            self.fail(where, f"must be a table, got {type(table).__name__}")
+        unknown = sorted(set(table) - allowed)
+        if unknown:
+            self.fail(where, f"unknown key(s) {', '.join(repr(k) for k in unknown)}; allowed: "
+                             f"{', '.join(sorted(allowed))}")
+        missing = sorted(required - set(table))
+        if missing:
+            self.fail(where, f"missing required key(s) {', '.join(repr(k) for k in missing)}")
+
+    def call(self, where: str, func, **kwargs):
+        """Call an API function, re-raising input errors with the file/table context."""
+        try:
+            return func(**kwargs)
+        except SceneFileError:
+            raise
+        except (InputError, TypeError, ValueError) as exc:
+            self.fail(where, str(exc))
+
+
+def load_scene_file(path) -> SceneSpec:
+    """Parse and validate a TOML scene file, building the scene and the contact model."""
+    path = Path(path)
+    ctx = _Ctx(path)
+    if not path.is_file():
+        raise SceneFileError(f"scene file {str(path)!r} does not exist")
+    try:
+        with open(path, "rb") as f:
+            doc = tomllib.load(f)
+    except tomllib.TOMLDecodeError as exc:
+        raise SceneFileError(f"{path}: not valid TOML: {exc}") from None
+    unknown = sorted(set(doc) - _TOP_KEYS)
+    if unknown:
+        raise SceneFileError(f"{path}: unknown table(s) {', '.join(repr(k) for k in unknown)}; allowed: "
+                             f"{', '.join(sorted(_TOP_KEYS))}")
+
+    sim_table = doc.get("simulation", {})
+    ctx.check_keys("simulation", sim_table, _SIMULATION_KEYS)
+    scene = ctx.call("simulation", Scene, gravity=sim_table.get("gravity", (0.0, 0.0, -9.81)))
+
+    materials: dict[str, Material] = {}
+    mats = doc.get("materials", {})
+    if not isinstance(mats, dict) or not mats:
+        raise SceneFileError(f"{path}: [materials] must define at least one material, e.g. [materials.glass]")
+    for name, table in mats.items():
+        where = f"materials.{name}"
+        ctx.check_keys(where, table, _MATERIAL_KEYS, _MATERIAL_KEYS)
+        materials[name] = ctx.call(where, Material, name=name, **table)
+
+    def material(where: str, table: dict) -> Material:
+        name = table.get("material")
+        if name not in materials:
+            ctx.fail(where, f"material {name!r} is not defined; defined: {', '.join(sorted(materials))}")
+        return materials[name]
+
+    for k, table in enumerate(_as_list(ctx, doc, "sphere")):
+        where = f"sphere #{k + 1}"
+        ctx.check_keys(where, table, _SPHERE_KEYS, {"position", "radius", "material"})
+        kwargs = {key: v for key, v in table.items() if key != "material"}
+        ctx.call(where, scene.add_sphere, material=material(where, table), **kwargs)
+
+    for k, table in enumerate(_as_list(ctx, doc, "spheres")):
+        where = f"spheres #{k + 1}"
+        ctx.check_keys(where, table, _SPHERES_KEYS, {"material"})
+        kwargs = {key: v for key, v in table.items() if key not in ("material", "file")}
+        if "file" in table:
+            if "positions" in table or "radii" in table:
+                ctx.fail(where, "give either 'file' or 'positions'/'radii', not both")
+            kwargs.update(_read_sphere_csv(ctx, where, path.parent / table["file"]))
+        elif not {"positions", "radii"} <= set(table):
+            ctx.fail(where, "needs 'positions' and 'radii', or a 'file'")
+        ctx.call(where, scene.add_spheres, material=material(where, table), **kwargs)
+
+    for k, table in enumerate(_as_list(ctx, doc, "fill_box")):
+        where = f"fill_box #{k + 1}"
+        ctx.check_keys(where, table, _FILL_KEYS, {"lower", "upper", "radius", "material"})
+        kwargs = {key: v for key, v in table.items() if key != "material"}
+        ctx.call(where, scene.fill_box, material=material(where, table), **kwargs)
+
+    for k, table in enumerate(_as_list(ctx, doc, "wall")):
+        where = f"wall #{k + 1}"
+        ctx.check_keys(where, table, _WALL_KEYS, {"point", "normal", "material"})
+        kwargs = {key: v for key, v in table.items() if key != "material"}
+        ctx.call(where, scene.add_wall, material=material(where, table), **kwargs)
+
+    if scene.n_spheres == 0:
+        raise SceneFileError(f"{path}: the scene has no spheres; add [[sphere]], [[spheres]] or [[fill_box]] tables")
+
+    model_table = dict(doc.get("model", {}))
+    if "type" not in model_table:
+        ctx.fail("model", f"needs a 'type': one of {', '.join(sorted(MODELS))}")
+    kind = model_table.pop("type")
+    if kind not in MODELS:
+        ctx.fail("model", f"unknown type {kind!r}; known: {', '.join(sorted(MODELS))}")
+    cls = MODELS[kind]
+    ctx.check_keys("model", model_table, {p.name for p in cls.parameters},
+                   {p.name for p in cls.parameters if p.default is None})
+    model = ctx.call("model", cls, **model_table)
+
+    sim_kwargs = {}
+    dt = sim_table.get("dt", "auto")
+    if dt != "auto":
+        if isinstance(dt, bool) or not isinstance(dt, (int, float)):
+            ctx.fail("simulation", f"dt must be a number of seconds or \"auto\", got {dt!r}")
+        sim_kwargs["dt"] = float(dt)
+    for key in ("threads", "skin", "max_overlap", "initial_overlap_tolerance"):
+        if key in sim_table:
+            sim_kwargs[key] = sim_table[key]
+    duration = sim_table.get("duration")
+    if duration is not None and (isinstance(duration, bool) or not isinstance(duration, (int, float))
+                                 or not math.isfinite(duration) or duration < 0):
+        ctx.fail("simulation", f"duration must be a number of seconds >= 0, got {duration!r}")
+
+    out_table = doc.get("output", {})
+    ctx.check_keys("output", out_table, _OUTPUT_KEYS)
+    output = dict(OUTPUT_DEFAULTS)
+    output.update(out_table)
+    for key in ("vtk_interval", "csv_interval", "checkpoint_interval"):
+        v = output[key]
+        if v is not None and (isinstance(v, bool) or not isinstance(v, (int, float)) or not v > 0):
+            ctx.fail("output", f"{key} must be a positive number of seconds, got {v!r}")
+    for key in ("vtk_contacts", "vtk_walls", "progress"):
+        if not isinstance(output[key], bool):
+            ctx.fail("output", f"{key} must be true or false, got {output[key]!r}")
+    if not isinstance(output["directory"], str):
+        ctx.fail("output", f"directory must be a string, got {output['directory']!r}")
+    return SceneSpec(path=path, scene=scene, model=model, simulation=sim_kwargs,
+                     duration=None if duration is None else float(duration), output=output)
+
+
+def _as_list(ctx: _Ctx, doc: dict, key: str) -> list:
+    value = doc.get(key, [])
+    if isinstance(value, dict):
+        value = [value]
+    if not isinstance(value, list):
+        ctx.fail(key, f"must be an array of tables ([[{key}]]), got {type(value).__name__}")
+    return value
+
+
+def _read_sphere_csv(ctx: _Ctx, where: str, file: Path) -> dict:
+    if not file.is_file():
+        ctx.fail(where, f"sphere file {str(file)!r} does not exist")
+    try:
+        data = np.genfromtxt(file, delimiter=",", names=True)
+    except Exception as exc:
+        ctx.fail(where, f"cannot read {str(file)!r}: {exc}")
+    names = set(data.dtype.names or ())
+    if not {"x", "y", "z", "r"} <= names:
+        ctx.fail(where, f"{str(file)!r} needs a header with columns x,y,z,r (and optionally vx,vy,vz); "
+                        f"found {sorted(names)}")
+    data = np.atleast_1d(data)
+    out = {"positions": np.stack([data["x"], data["y"], data["z"]], axis=1), "radii": data["r"]}
+    if {"vx", "vy", "vz"} <= names:
+        out["velocities"] = np.stack([data["vx"], data["vy"], data["vz"]], axis=1)
+    return out

@@ -1,0 +1,277 @@
+"""ParaView output: spheres, contacts (force chains) and walls as VTK XML PolyData, with .pvd series.
+
+Files written by :class:`VTKReporter` into its directory, for frame ``k``:
+
+* ``particles_<k>.vtp``: one vertex per sphere at its centre; point data ``id``, ``radius`` (m),
+  ``velocity`` (m/s), ``angular_velocity`` (rad/s), ``force`` (N, total), ``torque`` (N m),
+  ``orientation`` (quaternion w, x, y, z), ``material``, ``fixed``.  In ParaView use the *Glyph*
+  filter with a sphere source, scale by ``radius`` (scale factor 2, since the source has radius
+  0.5).
+* ``contacts_<k>.vtp``: one line per active contact, from the centre of ``i`` to the centre of
+  ``j`` (or to the contact point for a wall); cell data ``force`` (N, on i), ``force_magnitude``,
+  ``normal_force`` (N, compressive > 0), ``overlap`` (m), ``i``, ``j``, ``wall``.  Colour or tube
+  the lines by ``force_magnitude`` to see force chains.
+* ``walls_<k>.vtp``: each wall as a square patch covering the spheres' bounding box.
+* ``particles.pvd``, ``contacts.pvd``, ``walls.pvd``: time series that ParaView opens directly;
+  they are rewritten (atomically) after every frame, so a run stopped at any point leaves valid
+  collections.
+
+The XML uses raw appended binary data (little endian, UInt64 headers): compact and fast to write.
+"""
+from __future__ import annotations
+
+import os
+from pathlib import Path
+
+import numpy as np
+
+from .reporter import Reporter
+
+__all__ = ["VTKReporter", "write_polydata", "write_pvd", "read_pvd"]
+
+_VTK_TYPES = {
+    np.dtype(np.float64): "Float64",
+    np.dtype(np.float32): "Float32",
+    np.dtype(np.int64): "Int64",
+    np.dtype(np.int32): "Int32",
+    np.dtype(np.uint8): "UInt8",
+}
+
+
+def _atomic_write_bytes(path: Path, data: bytes) -> None:
+    tmp = path.with_name(f".{path.name}.{os.getpid()}.tmp")
+    with open(tmp, "wb") as f:
+        f.write(data)
+        f.flush()
+        os.fsync(f.fileno())
+    os.replace(tmp, path)
+
+
+def write_polydata(path, points, *, verts: bool = False, lines=None, polys=None, point_data=None,
+                   cell_data=None) -> None:
+    """Write a VTK XML PolyData file (.vtp) with raw appended data.
+
+    Parameters
+    ----------
+    points : (P, 3) float array
+    verts : bool
+        One vertex cell per point.
+    lines : (L, 2) int array, optional
+        Line cells as pairs of point indices.
+    polys : (Q, k) int array, optional
+        Polygon cells with k points each.
+    point_data, cell_data : dict name -> array of shape (P,) / (P, c) and (cells,) / (cells, c)
+    """
+    points = np.ascontiguousarray(points, dtype=np.float64).reshape(-1, 3)
+    n_points = points.shape[0]
+    point_data = point_data or {}
+    cell_data = cell_data or {}
+    blocks: list[bytes] = []
+    offset = 0
+
+    def add(array) -> int:
+        nonlocal offset
+        arr = np.ascontiguousarray(array)
+        if arr.dtype not in _VTK_TYPES:
+            arr = arr.astype(np.float64 if arr.dtype.kind == "f" else np.int64)
+        raw = arr.astype(arr.dtype.newbyteorder("<"), copy=False).tobytes()
+        blocks.append(np.uint64(len(raw)).tobytes() + raw)
+        start = offset
+        offset += 8 + len(raw)
+        return start
+
+    def data_array(name, array):
+        arr = np.asarray(array)
+        if arr.dtype == bool:
+            arr = arr.astype(np.uint8)
+        ncomp = 1 if arr.ndim == 1 else arr.shape[1]
+        off = add(arr)
+        kind = _VTK_TYPES.get(arr.dtype, "Float64" if arr.dtype.kind == "f" else "Int64")
+        return (f'        <DataArray type="{kind}" Name="{name}" NumberOfComponents="{ncomp}" '
+                f'format="appended" offset="{off}"/>\n')
+
+    n_verts = n_points if verts else 0
+    lines = np.zeros((0, 2), dtype=np.int64) if lines is None else np.asarray(lines, dtype=np.int64).reshape(-1, 2)
+    polys = None if polys is None else np.asarray(polys, dtype=np.int64)
+    n_polys = 0 if polys is None else polys.shape[0]
+    head = [
+        '<?xml version="1.0"?>\n',
+        '<VTKFile type="PolyData" version="1.0" byte_order="LittleEndian" header_type="UInt64">\n',
+        '  <PolyData>\n',
+        f'    <Piece NumberOfPoints="{n_points}" NumberOfVerts="{n_verts}" NumberOfLines="{lines.shape[0]}" '
+        f'NumberOfStrips="0" NumberOfPolys="{n_polys}">\n',
+    ]
+    body = ["      <PointData>\n"]
+    for name, arr in point_data.items():
+        body.append(data_array(name, arr))
+    body.append("      </PointData>\n      <CellData>\n")
+    for name, arr in cell_data.items():
+        body.append(data_array(name, arr))
+    body.append("      </CellData>\n      <Points>\n")
+    body.append(data_array("Points", points))
+    body.append("      </Points>\n")
+    if n_verts:
+        body.append("      <Verts>\n")
+        body.append(data_array("connectivity", np.arange(n_points, dtype=np.int64)))
+        body.append(data_array("offsets", np.arange(1, n_points + 1, dtype=np.int64)))
+        body.append("      </Verts>\n")
+    if lines.shape[0]:
+        body.append("      <Lines>\n")
+        body.append(data_array("connectivity", lines.ravel()))
+        body.append(data_array("offsets", 2 * np.arange(1, lines.shape[0] + 1, dtype=np.int64)))
+        body.append("      </Lines>\n")
+    if n_polys:
+        k = polys.shape[1]
+        body.append("      <Polys>\n")
+        body.append(data_array("connectivity", polys.ravel()))
+        body.append(data_array("offsets", k * np.arange(1, n_polys + 1, dtype=np.int64)))
+        body.append("      </Polys>\n")
+    tail = "    </Piece>\n  </PolyData>\n  <AppendedData encoding=\"raw\">\n   _"
+    data = "".join(head + body).encode() + tail.encode() + b"".join(blocks) + b"\n  </AppendedData>\n</VTKFile>\n"
+    _atomic_write_bytes(Path(path), data)
+
+
+def write_pvd(path, entries) -> None:
+    """Write a ParaView collection: ``entries`` is a list of (time, relative file name)."""
+    lines = ['<?xml version="1.0"?>\n',
+             '<VTKFile type="Collection" version="0.1" byte_order="LittleEndian">\n',
+             "  <Collection>\n"]
+    for t, name in entries:
+        lines.append(f'    <DataSet timestep="{t:.12g}" group="" part="0" file="{name}"/>\n')
+    lines.append("  </Collection>\n</VTKFile>\n")
+    _atomic_write_bytes(Path(path), "".join(lines).encode())
+
+
+def read_pvd(path) -> list[tuple[float, str]]:
+    """Entries (time, file name) of a .pvd collection; empty if the file does not exist."""
+    import xml.etree.ElementTree as ET
+
+    path = Path(path)
+    if not path.exists():
+        return []
+    root = ET.parse(path).getroot()
+    return [(float(e.get("timestep")), e.get("file")) for e in root.iter("DataSet")]
+
+
+def _frame_index(name: str) -> int:
+    try:
+        return int(Path(name).stem.rsplit("_", 1)[1])
+    except (IndexError, ValueError):
+        return -1
+
+
+class VTKReporter(Reporter):
+    """Write spheres, contacts and walls for ParaView every ``interval`` seconds (or ``every`` steps).
+
+    Parameters
+    ----------
+    directory : str or Path
+        Output directory (created).
+    interval : float, s, or every : int, steps
+        When to write (give one).
+    contacts : bool
+        Write the contact network (force chains), default True.
+    walls : bool
+        Write the walls as patches, default True.
+    resume : bool
+        Continue the series found in ``directory`` (after a restart from a checkpoint): frames
+        up to the current time are kept and numbering continues.
+    """
+
+    def __init__(self, directory, *, interval: float | None = None, every: int | None = None,
+                 contacts: bool = True, walls: bool = True, resume: bool = False):
+        super().__init__(interval=interval, every=every)
+        self.directory = Path(directory)
+        self.contacts = bool(contacts)
+        self.walls = bool(walls)
+        self.resume = bool(resume)
+        self.frames: dict[str, list] = {"particles": [], "contacts": [], "walls": []}
+        self._next_index = 0
+
+    def attach(self, sim) -> None:
+        super().attach(sim)
+        self.directory.mkdir(parents=True, exist_ok=True)
+        if self.resume:
+            for series in self.frames:
+                self.frames[series] = [(t, name) for t, name in read_pvd(self.directory / f"{series}.pvd")
+                                       if t < sim.time]
+            self._next_index = max((_frame_index(name) + 1 for entries in self.frames.values()
+                                    for _, name in entries), default=0)
+
+    def report(self, sim) -> None:
+        k = self._next_index
+        self._next_index += 1
+        self._write_particles(sim, k)
+        if self.contacts:
+            self._write_contacts(sim, k)
+        if self.walls and sim.model.n_walls:
+            self._write_walls(sim, k)
+        for series, entries in self.frames.items():
+            if entries:
+                write_pvd(self.directory / f"{series}.pvd", entries)
+
+    def _write_particles(self, sim, k):
+        s, m = sim.state, sim.model
+        name = f"particles_{k:06d}.vtp"
+        write_polydata(self.directory / name, s.positions, verts=True, point_data={
+            "id": np.arange(m.n_spheres, dtype=np.int64),
+            "radius": m.radius,
+            "velocity": s.velocities,
+            "angular_velocity": s.angular_velocities,
+            "force": s.forces,
+            "torque": s.torques,
+            "orientation": s.orientations,
+            "material": m.material.astype(np.int32),
+            "fixed": m.fixed.astype(np.uint8),
+        })
+        self.frames["particles"].append((sim.time, name))
+
+    def _write_contacts(self, sim, k):
+        s = sim.state
+        c = sim.contacts()
+        n_s = sim.model.n_spheres
+        wall = c["wall"] >= 0
+        # points: all sphere centres, then the contact points of wall contacts
+        points = np.vstack([s.positions, c["contact_point"][wall]])
+        j_point = c["j"].copy()
+        j_point[wall] = n_s + np.arange(int(wall.sum()))
+        lines = np.stack([c["i"], j_point], axis=1)
+        f = c["force"]
+        name = f"contacts_{k:06d}.vtp"
+        write_polydata(self.directory / name, points, lines=lines, cell_data={
+            "force": f,
+            "force_magnitude": np.linalg.norm(f, axis=1),
+            "normal_force": -np.einsum("ij,ij->i", f, c["normal"]),
+            "overlap": c["overlap"],
+            "i": c["i"],
+            "j": c["j"],
+            "wall": c["wall"],
+        })
+        self.frames["contacts"].append((sim.time, name))
+
+    def _write_walls(self, sim, k):
+        s, m = sim.state, sim.model
+        lo = s.positions.min(axis=0) - 2 * m.radius.max()
+        hi = s.positions.max(axis=0) + 2 * m.radius.max()
+        size = float(np.linalg.norm(hi - lo))
+        centre = 0.5 * (lo + hi)
+        pts, quads = [], []
+        for w in range(m.n_walls):
+            n = m.wall_normal[w]
+            p = s.wall_points[w]
+            c0 = centre - np.dot(centre - p, n) * n  # projection of the box centre on the plane
+            a = np.cross(n, [1.0, 0.0, 0.0])
+            if np.linalg.norm(a) < 1e-6:
+                a = np.cross(n, [0.0, 1.0, 0.0])
+            a /= np.linalg.norm(a)
+            b = np.cross(n, a)
+            h = 0.5 * size
+            base = len(pts)
+            pts += [c0 - h * a - h * b, c0 + h * a - h * b, c0 + h * a + h * b, c0 - h * a + h * b]
+            quads.append([base, base + 1, base + 2, base + 3])
+        name = f"walls_{k:06d}.vtp"
+        write_polydata(self.directory / name, np.array(pts), polys=np.array(quads), cell_data={
+            "wall": np.arange(m.n_walls, dtype=np.int64),
+            "velocity": s.wall_velocities,
+        })
+        self.frames["walls"].append((sim.time, name))
