@@ -20,7 +20,7 @@ from .state import State
 
 __all__ = ["Simulation", "DEFAULT_DT_FRACTION"]
 
-#: default time step as a fraction of the stability limit (``dt=None``)
+#: default time step as a fraction of the stability limit (``dt=None``), unless the model sets its own
 DEFAULT_DT_FRACTION = 0.35
 
 
@@ -34,8 +34,9 @@ class Simulation:
     model : ContactModel
         The contact law, e.g. ``cl.models.HertzMindlin(restitution=0.5, friction=0.5)``.
     dt : float or None
-        Time step, s.  ``None`` picks ``DEFAULT_DT_FRACTION`` times the stability limit; a value
-        above the limit raises :class:`~contactlab.errors.StabilityError`.
+        Time step, s.  ``None`` picks the model's ``default_dt_fraction`` (0.35 for Hertz-Mindlin,
+        0.15 for the linear spring-dashpot) times the stability limit; a value above the limit
+        raises :class:`~contactlab.errors.StabilityError`.
     skin : float, optional
         Neighbour-list skin, m; default 0.4 times the smallest radius.
     max_overlap : float
@@ -154,21 +155,20 @@ class Simulation:
     def _stability_limit(self) -> tuple[float, str]:
         m = self.model
         free = ~m.fixed
-        reps = []  # (kind, material index, radius, mass, inertia)
-        for kind, mask in (("free", free), ("fixed", m.fixed)):
-            for a in np.unique(m.material[mask]):
-                idx = np.flatnonzero(mask & (m.material == a))
+        # representatives: per material, the two smallest free spheres and the smallest fixed one
+        free_reps, fixed_reps = [], []  # (material index, radius, mass, inertia, sphere index)
+        for a in np.unique(m.material):
+            idx = np.flatnonzero(free & (m.material == a))
+            for p in idx[np.argsort(m.radius[idx], kind="stable")[:2]]:
+                free_reps.append((int(a), float(m.radius[p]), float(m.mass[p]), float(m.inertia[p]), int(p)))
+            idx = np.flatnonzero(m.fixed & (m.material == a))
+            if len(idx):
                 p = int(idx[np.argmin(m.radius[idx])])
-                if kind == "free":
-                    reps.append((kind, int(a), float(m.radius[p]), float(m.mass[p]), float(m.inertia[p]), p))
-                else:
-                    reps.append((kind, int(a), float(m.radius[p]), math.inf, math.inf, p))
+                fixed_reps.append((int(a), float(m.radius[p]), math.inf, math.inf, p))
         best, where = math.inf, "no contact can occur"
         mats = m.materials
-        for ki, (kind_i, a, ra, ma, ia, pa) in enumerate(reps):
-            if kind_i != "free":
-                continue
-            others = [(f"sphere {pb}", b, rb, mb, ib) for (kind_j, b, rb, mb, ib, pb) in reps]
+        for a, ra, ma, ia, pa in free_reps:
+            others = [(f"sphere {pb}", b, rb, mb, ib) for (b, rb, mb, ib, pb) in free_reps + fixed_reps if pb != pa]
             others += [(f"wall {w}", int(m.wall_material[w]), math.inf, math.inf, math.inf) for w in range(m.n_walls)]
             for label, b, rb, mb, ib in others:
                 case = PairCase(mats[a], mats[b], ra, rb, ma, mb, ia, ib, self.max_overlap * min(ra, rb))
@@ -190,16 +190,19 @@ class Simulation:
             if not math.isfinite(limit):
                 raise InputError("dt=None: no contact can occur in this scene, so there is no stability limit to "
                                  "derive a time step from; give dt explicitly")
-            value = DEFAULT_DT_FRACTION * limit
+            value = self._default_dt_fraction() * limit
         value = as_positive("dt", value, "s")
         if value > limit:
             raise StabilityError(
                 f"dt={value:.6g} s is above the stability limit {limit:.6g} s of the contact "
                 f"{self._limiting_case} with {self.contact_model!r}; use dt <= {limit:.6g} s "
-                f"(dt=None picks {DEFAULT_DT_FRACTION:g} of the limit)")
+                f"(dt=None picks {self._default_dt_fraction():g} of the limit)")
         self._time_base = self.state.time
         self._step_base = self.state.step
         self._dt = value
+
+    def _default_dt_fraction(self) -> float:
+        return float(getattr(self.contact_model, "default_dt_fraction", DEFAULT_DT_FRACTION))
 
     # ------------------------------------------------------------------ state access
     @property
@@ -361,7 +364,10 @@ class Simulation:
         hint = (f"Likely cause: the time step dt={self._dt:.3g} s (stability limit {self.stability_limit:.3g} s) is too "
                 f"large for the contact stiffness, or impacts too fast for a material this soft; reduce dt or "
                 f"raise the stiffness (Young's modulus).")
-        bad_state = ~np.all(np.isfinite(np.hstack([s.positions, s.velocities, s.angular_velocities])), axis=1)
+        with np.errstate(over="ignore", invalid="ignore"):
+            # a state can be finite component by component but overflow in any arithmetic
+            vals = np.hstack([s.positions, s.velocities, s.angular_velocities])
+            bad_state = ~np.all(np.isfinite(vals), axis=1) | ~np.isfinite((vals * vals).sum(axis=1))
         if bad_state.any():
             idx = np.flatnonzero(bad_state)
             p = int(idx[0])

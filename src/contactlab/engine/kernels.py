@@ -189,7 +189,9 @@ def _pairs_chunk(k0, k1, pair_i, pair_j, pos, vel, angvel, mid_vel, mid_angvel, 
         cdata[k, o + OUT_ACTIVE] = 1.0 if active else 0.0
         if active and geom.overlap > overlap_limit * rmin:
             flags[FLAG_OVERLAP] = 1
-        if not (math.isfinite(f[0] + f[1] + f[2]) and math.isfinite(ti[0] + ti[1] + ti[2] + tj[0] + tj[1] + tj[2])):
+        if not (math.isfinite(f[0]) and math.isfinite(f[1]) and math.isfinite(f[2]) and math.isfinite(ti[0])
+                and math.isfinite(ti[1]) and math.isfinite(ti[2]) and math.isfinite(tj[0]) and math.isfinite(tj[1])
+                and math.isfinite(tj[2])):
             flags[FLAG_FORCE_NAN] = 1
         if not ok:
             flags[FLAG_STATE_NAN] = 1
@@ -269,9 +271,9 @@ def _reduce_chunk(p0, p1, i_start, j_start, j_pairs, cdata, n_hist, mass, inv_ma
         angvel[p, 0] += h * tx * ii
         angvel[p, 1] += h * ty * ii
         angvel[p, 2] += h * tz * ii
-        s = (pos[p, 0] + pos[p, 1] + pos[p, 2] + vx + vy + vz
-             + angvel[p, 0] + angvel[p, 1] + angvel[p, 2])
-        if not math.isfinite(s):
+        if not (math.isfinite(pos[p, 0]) and math.isfinite(pos[p, 1]) and math.isfinite(pos[p, 2])
+                and math.isfinite(vx) and math.isfinite(vy) and math.isfinite(vz)
+                and math.isfinite(angvel[p, 0]) and math.isfinite(angvel[p, 1]) and math.isfinite(angvel[p, 2])):
             flags[FLAG_STATE_NAN] = 1
         # displacement during the next step (drift with v(n+1/2) of that step)
         hn = 0.5 * next_dt

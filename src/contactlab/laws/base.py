@@ -131,6 +131,8 @@ class ContactModel:
     parameters: ClassVar[tuple[Parameter, ...]] = ()
     history_fields: ClassVar[tuple[HistoryField, ...]] = ()
     pair_fields: ClassVar[tuple[str, ...]] = ()
+    #: default time step (``dt=None``) as a fraction of the stability limit
+    default_dt_fraction: ClassVar[float] = 0.35
 
     def __init__(self, **kwargs):
         known = {p.name: p for p in self.parameters}

@@ -131,6 +131,8 @@ class HertzMindlin(ContactModel):
         HistoryField("tangential_stiffness", 1, "N/m", "Mindlin stiffness S_t of the last step"),
     )
     pair_fields = ("e_star", "g_star", "friction", "rolling_friction", "damping")
+    # the limit is taken at the largest allowed overlap; typical overlaps are far smaller and softer
+    default_dt_fraction = 0.35
 
     def __init__(self, restitution, friction, rolling_friction=0.0):
         super().__init__(restitution=restitution, friction=friction, rolling_friction=rolling_friction)

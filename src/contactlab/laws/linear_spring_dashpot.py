@@ -104,6 +104,9 @@ class LinearSpringDashpot(ContactModel):
         HistoryField("rolling_rotation", 3, "rad", "elastic relative rotation of the rolling spring"),
     )
     pair_fields = ("stiffness", "tangential_stiffness", "friction", "rolling_friction", "damping_ratio")
+    # the stiffness is the same at every overlap (unlike Hertz, whose limit is taken at the largest
+    # allowed overlap), and the dashpot switches on at first touch: ~15 steps per contact by default
+    default_dt_fraction = 0.15
 
     def __init__(self, stiffness, restitution, friction, tangential_stiffness_ratio=2.0 / 7.0, rolling_friction=0.0):
         super().__init__(stiffness=stiffness, restitution=restitution, friction=friction,
