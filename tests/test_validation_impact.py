@@ -45,13 +45,14 @@ def test_linear_impact_matches_theory(glass):
         assert res[key] == pytest.approx(ref[key], rel=0.01), key
 
 
-@pytest.mark.parametrize("e", [0.1, 0.3, 0.5, 0.7, 0.9, 1.0])
+@pytest.mark.parametrize("e", [0.05, 0.1, 0.3, 0.5, 0.7, 0.9, 1.0])
 @pytest.mark.parametrize("wall", [False, True], ids=["sphere-sphere", "sphere-wall"])
 def test_hertz_mindlin_measured_restitution(glass, e, wall):
-    """Measured e equals the requested one within 1 %, at two impact speeds 40x apart."""
+    """Measured e equals the requested one within 1 %, at two impact speeds 40x apart.  (The collision
+    ends when the clipped force vanishes, an event inside a step: very low e needs finer steps.)"""
     model = cl.models.HertzMindlin(restitution=e, friction=0.5)
     for speed in (0.02, 0.8):
-        res = normal_impact(model, glass, R, speed, wall=wall, steps_per_contact=300)
+        res = normal_impact(model, glass, R, speed, wall=wall, steps_per_contact=300 if e >= 0.1 else 1000)
         assert res["restitution"] == pytest.approx(e, rel=0.01), speed
 
 

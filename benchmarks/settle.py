@@ -1,0 +1,179 @@
+"""The "settle" benchmark: N glass beads falling from a loose lattice into a box and settling.
+
+Measures, for each N and thread count:
+
+* falling phase: the first 0.03 s from the lattice (few contacts);
+* dense phase: 2000 steps after the packing has settled (several contacts per sphere);
+* particle-steps/s and contact-steps/s (active contacts summed over steps) of each phase;
+* memory per particle (arrays of the model, state and contact table, and peak RSS);
+* start-up: a first run in a new process with an empty kernel cache (compilation) and a second
+  run in a new process with the cache filled.
+
+The settled packing is saved as a checkpoint in ``benchmarks/out/`` and reused.  With ``--lammps``
+(and ``lmp`` installed) the same scene runs in LAMMPS (``benchmarks/lammps/``) and the ratio is
+printed.  Results go to ``benchmarks/out/settle-<N>.json`` and a markdown table on stdout.
+
+Usage::
+
+    python benchmarks/settle.py --n 1000 10000 100000 --threads 1 2 [--lammps] [--startup]
+"""
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import platform
+import resource
+import subprocess
+import sys
+import tempfile
+import time
+from pathlib import Path
+
+HERE = Path(__file__).resolve().parent
+OUT = HERE / "out"
+sys.path.insert(0, str(HERE))
+
+import settle_scene  # noqa: E402
+
+FALL_TIME = 0.03      # s, falling phase
+DENSE_STEPS = 2000
+
+
+def settle_time(n: int) -> float:
+    """Simulated time after which the packing is at rest (the column of N beads has fallen)."""
+    return 0.25 if n <= 20000 else 0.45
+
+
+def _measure(sim, *, duration=None, steps=None):
+    """Run and return (wall seconds, contact-steps)."""
+    import numpy as np
+
+    target = sim.step + (steps if steps is not None else int(np.ceil(duration / sim.dt - 1e-9)))
+    contact_steps = 0
+    t0 = time.perf_counter()
+    while sim.step < target:
+        k = min(200, target - sim.step)
+        sim.run(steps=k)
+        contact_steps += k * sim.n_contacts()
+    return time.perf_counter() - t0, contact_steps
+
+
+def run_phases(n: int, threads: int) -> dict:
+    import contactlab as cl
+
+    OUT.mkdir(exist_ok=True)
+    scene, model, _ = settle_scene.build_scene(n)
+    sim = cl.Simulation(scene, model, threads=threads)
+    res = {"n": n, "threads": threads, "dt": sim.dt}
+    step0 = sim.step
+    wall, csteps = _measure(sim, duration=FALL_TIME)
+    steps = sim.step - step0
+    res["falling"] = {"steps": steps, "seconds": wall, "particle_steps_per_s": n * steps / wall,
+                      "contact_steps_per_s": csteps / wall, "contacts_end": sim.n_contacts()}
+    ckpt = OUT / f"settled-{n}.npz"
+    if ckpt.exists():
+        dense = cl.Simulation.load_checkpoint(ckpt, threads=threads)
+    else:
+        sim.run(duration=settle_time(n) - sim.time)
+        sim.save_checkpoint(ckpt)
+        dense = sim
+    e = dense.energy()
+    step0 = dense.step
+    wall, csteps = _measure(dense, steps=DENSE_STEPS)
+    res["dense"] = {"steps": DENSE_STEPS, "seconds": wall, "particle_steps_per_s": n * DENSE_STEPS / wall,
+                    "contact_steps_per_s": csteps / wall, "contacts": dense.n_contacts(),
+                    "contacts_per_sphere": 2 * dense.n_contacts() / n,
+                    "kinetic_over_potential": e["kinetic"] / abs(e["gravitational"]),
+                    "neighbor_builds": dense.table.builds}
+    arrays = sum(a.nbytes for a in dense.state.arrays().values())
+    arrays += sum(getattr(dense.model, k).nbytes for k in ("radius", "mass", "inv_mass", "inertia", "inv_inertia",
+                                                            "material", "fixed"))
+    arrays += dense.table.nbytes + dense._vel_pred.nbytes + dense._angvel_pred.nbytes
+    res["memory_bytes_per_particle"] = arrays / n
+    res["peak_rss_mb"] = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024
+    return res
+
+
+_STARTUP = r"""
+import sys, time, json
+t0 = time.perf_counter()
+sys.path.insert(0, {here!r})
+import settle_scene, contactlab as cl
+t1 = time.perf_counter()
+scene, model, _ = settle_scene.build_scene(1000)
+sim = cl.Simulation(scene, model)
+t2 = time.perf_counter()
+sim.run(steps=10)
+t3 = time.perf_counter()
+print(json.dumps(dict(import_s=t1 - t0, setup_s=t2 - t1, first_steps_s=t3 - t2, total_s=t3 - t0)))
+"""
+
+
+def startup() -> dict:
+    """First run (empty kernel cache: compiles) and second run (cache filled), each a new process."""
+    code = _STARTUP.format(here=str(HERE))
+    with tempfile.TemporaryDirectory() as cache:
+        env = dict(os.environ, CONTACTLAB_CACHE_DIR=cache)
+        out = {}
+        for label in ("first_run", "cached_run"):
+            t0 = time.perf_counter()
+            p = subprocess.run([sys.executable, "-c", code], env=env, capture_output=True, text=True, check=True)
+            out[label] = json.loads(p.stdout.strip().splitlines()[-1])
+            out[label]["process_s"] = time.perf_counter() - t0
+    return out
+
+
+def main() -> int:
+    ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    ap.add_argument("--n", type=int, nargs="+", default=[1000, 10000])
+    ap.add_argument("--threads", type=int, nargs="+", default=[1, 2])
+    ap.add_argument("--lammps", action="store_true", help="also run LAMMPS on the same scene (needs lmp)")
+    ap.add_argument("--startup", action="store_true", help="measure first-run and cached start-up")
+    args = ap.parse_args()
+    OUT.mkdir(exist_ok=True)
+    info = {"machine": platform.processor() or platform.machine(), "cpus": os.cpu_count(),
+            "python": platform.python_version()}
+    import numba
+
+    info["numba"] = numba.__version__
+    results = []
+    if args.startup:
+        s = startup()
+        print(f"start-up: first run {s['first_run']['total_s']:.1f} s (setup incl. compile "
+              f"{s['first_run']['setup_s']:.1f} s), cached run {s['cached_run']['total_s']:.2f} s "
+              f"(setup {s['cached_run']['setup_s']:.2f} s)", flush=True)
+        (OUT / "startup.json").write_text(json.dumps(s, indent=2))
+    for n in args.n:
+        for t in args.threads:
+            r = run_phases(n, t)
+            r.update(info)
+            results.append(r)
+            (OUT / f"settle-{n}-t{t}.json").write_text(json.dumps(r, indent=2))
+            print(f"N={n:>6} threads={t}: falling {r['falling']['particle_steps_per_s']:.3g} p-steps/s "
+                  f"({r['falling']['contact_steps_per_s']:.3g} c-steps/s), dense "
+                  f"{r['dense']['particle_steps_per_s']:.3g} p-steps/s ({r['dense']['contact_steps_per_s']:.3g} "
+                  f"c-steps/s, {r['dense']['contacts_per_sphere']:.2f} contacts/sphere), "
+                  f"{r['memory_bytes_per_particle']:.0f} B/particle", flush=True)
+    if args.lammps:
+        try:
+            sys.path.insert(0, str(HERE / "lammps"))
+            import lammps_settle
+        except ImportError as exc:
+            print(f"LAMMPS twin not available: {exc}")
+            return 0
+        for n in args.n:
+            lm = lammps_settle.run_benchmark(n, threads=max(args.threads))
+            if not lm:
+                continue
+            ours = max((r for r in results if r["n"] == n), key=lambda r: r["threads"])
+            for phase in ("falling", "dense"):
+                theirs = lm.get(phase, {}).get("particle_steps_per_s")
+                if theirs:
+                    print(f"N={n} {phase}: contactlab {ours[phase]['particle_steps_per_s']:.3g} vs LAMMPS "
+                          f"{theirs:.3g} p-steps/s -> ratio {ours[phase]['particle_steps_per_s'] / theirs:.2f}")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
