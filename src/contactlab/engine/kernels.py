@@ -37,7 +37,7 @@ from numba import prange
 
 from contactlab._jit import jit, kernel, pkernel
 from contactlab.engine.layout import (
-    FLAG_FAST, FLAG_FORCE_NAN, FLAG_OVERLAP, FLAG_REBUILD, FLAG_STATE_NAN, OUT_ACTIVE, OUT_BOUNDARY,
+    CLEARED, FLAG_FAST, FLAG_FORCE_NAN, FLAG_OVERLAP, FLAG_REBUILD, FLAG_STATE_NAN, OUT_ACTIVE, OUT_BOUNDARY,
     OUT_DISSIPATION, OUT_ELASTIC, OUT_FORCE, OUT_TORQUE_I, OUT_TORQUE_J,
 )
 from contactlab.geometry.sphere_sphere import sphere_sphere
@@ -105,9 +105,12 @@ def kick_drift(dt, pos, vel, angvel, quat, force, torque, inv_mass, inv_inertia,
 
 
 @jit
-def _clear_row(cdata, k):
-    for c in range(cdata.shape[1]):
-        cdata[k, c] = 0.0
+def _clear_row(cdata, k, active_col):
+    """Zero a row (history and outputs) unless it is already cleared."""
+    if cdata[k, active_col] != CLEARED:
+        for c in range(cdata.shape[1]):
+            cdata[k, c] = 0.0
+        cdata[k, active_col] = CLEARED
 
 
 @kernel
@@ -133,7 +136,7 @@ def _pairs_chunk(k0, k1, pair_i, pair_j, pos, vel, angvel, mid_vel, mid_angvel, 
             dy = pos[j, 1] - xi[1]
             dz = pos[j, 2] - xi[2]
             if dx * dx + dy * dy + dz * dz >= reach * reach:
-                _clear_row(cdata, k)
+                _clear_row(cdata, k, o + OUT_ACTIVE)
                 continue
             vi = (vel[i, 0], vel[i, 1], vel[i, 2])
             wi = (angvel[i, 0], angvel[i, 1], angvel[i, 2])
@@ -153,7 +156,7 @@ def _pairs_chunk(k0, k1, pair_i, pair_j, pos, vel, angvel, mid_vel, mid_angvel, 
             wn = (wall_normal[w, 0], wall_normal[w, 1], wall_normal[w, 2])
             wp = (wall_point[w, 0], wall_point[w, 1], wall_point[w, 2])
             if dot(sub(xi, wp), wn) - ri >= LAW_RANGE:
-                _clear_row(cdata, k)
+                _clear_row(cdata, k, o + OUT_ACTIVE)
                 continue
             vi = (vel[i, 0], vel[i, 1], vel[i, 2])
             wi = (angvel[i, 0], angvel[i, 1], angvel[i, 2])

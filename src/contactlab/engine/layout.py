@@ -9,7 +9,7 @@ from __future__ import annotations
 
 __all__ = [
     "OUT_FORCE", "OUT_TORQUE_I", "OUT_TORQUE_J", "OUT_ELASTIC", "OUT_DISSIPATION",
-    "OUT_BOUNDARY", "OUT_ACTIVE", "N_OUT",
+    "OUT_BOUNDARY", "OUT_ACTIVE", "N_OUT", "CLEARED",
     "FLAG_REBUILD", "FLAG_OVERLAP", "FLAG_FORCE_NAN", "FLAG_STATE_NAN", "FLAG_FAST", "N_FLAGS",
 ]
 
@@ -20,8 +20,12 @@ OUT_TORQUE_J = 6     # 3 columns: torque on j about its centre, N m (walls: unus
 OUT_ELASTIC = 9      # elastic energy stored in the contact, J
 OUT_DISSIPATION = 10  # energy dissipated during the last step, J
 OUT_BOUNDARY = 11    # work done on the free body by a driven body during the last step, J
-OUT_ACTIVE = 12      # 1.0 when the law reports an active contact, else 0.0
+OUT_ACTIVE = 12      # 1.0 when the law reports an active contact, 0.0 when not, CLEARED (see below)
 N_OUT = 13
+
+#: OUT_ACTIVE value of a row the engine has zeroed (a pair beyond the law's range): the row is all
+#: zeros but this column, so the force kernel need not write it again while the pair stays apart
+CLEARED = -1.0
 
 # status flags (int64 array of length N_FLAGS)
 FLAG_REBUILD = 0     # a sphere or wall would leave the skin during the next step

@@ -61,6 +61,7 @@ def save_checkpoint(sim, path) -> Path:
         "initial_overlap_tolerance": sim.initial_overlap_tolerance,
         "threads": sim.threads,
         "initial_energy": sim._initial_energy,
+        "initial_terms": sim._initial_terms,
     }
     arrays["meta"] = np.array(json.dumps(meta))
     tmp = path.with_name(f".{path.name}.{os.getpid()}.tmp")
@@ -111,6 +112,7 @@ def load_checkpoint(path, *, threads: int | None = None):
     sim._time_base = float(meta["time_base"])
     sim._step_base = int(meta["step_base"])
     sim._initial_energy = float(meta["initial_energy"])
+    sim._initial_terms = {k: float(v) for k, v in meta["initial_terms"].items()}
     return sim
 
 

@@ -1,0 +1,44 @@
+"""The documentation's examples run: docstring examples (doctest) and the example scripts."""
+from __future__ import annotations
+
+import doctest
+import importlib
+import runpy
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+ROOT = Path(__file__).resolve().parent.parent
+
+
+@pytest.mark.parametrize("module", ["contactlab.materials", "contactlab.scene.scene", "contactlab.simulation",
+                                    "contactlab.laws.hertz_mindlin", "contactlab.laws.linear_spring_dashpot"])
+def test_docstring_examples(module):
+    result = doctest.testmod(importlib.import_module(module), optionflags=doctest.ELLIPSIS)
+    assert result.failed == 0 and result.attempted > 0
+
+
+def test_quickstart_example_runs(capsys):
+    runpy.run_path(str(ROOT / "examples" / "quickstart.py"), run_name="__main__")
+    out = capsys.readouterr().out
+    assert "contacts = " in out and "dissipated" in out
+
+
+@pytest.mark.parametrize("scene", ["column_collapse.toml", "piston_compression.toml"])
+def test_example_scenes_are_valid(scene):
+    from contactlab.io.scenefile import load_scene_file
+
+    spec = load_scene_file(ROOT / "examples" / scene)
+    sim = spec.build_simulation()
+    sim.run(steps=20)
+    assert sim.step == 20
+
+
+def test_readme_commands_are_the_ones_ci_runs():
+    readme = (ROOT / "README.md").read_text()
+    ci = (ROOT / ".ci" / "run").read_text()
+    assert "pip install -e ." in readme and "python -m pytest -q" in readme
+    assert "python -m pytest -q" in ci and 'pip install -e ".[test]"' in ci
+    assert subprocess.run([sys.executable, "-m", "contactlab.cli", "--help"], capture_output=True).returncode == 0
