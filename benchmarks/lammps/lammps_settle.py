@@ -6,7 +6,8 @@ damping, ``fix wall/gran granular`` walls, ``fix nve/sphere``, gravity, contactl
 neighbour skin) in two timed phases:
 
 * ``falling``: the first 0.03 s of simulated time from the lattice;
-* ``dense``: 2000 steps after the bed has settled (t = 0.25 s for N <= 1e4, 0.45 s above).  The
+* ``dense``: 2000 steps after the bed has settled (t = 0.25 s for N <= 20000, 0.45 s above, as in
+  ``benchmarks/settle.py``).  The
   settled state is computed once, saved as a LAMMPS restart file in the work directory and reused,
   so the dense phase can be re-measured cheaply.
 
@@ -33,6 +34,8 @@ From Python::
     from lammps_settle import run_benchmark
     res = run_benchmark([1000], threads=[1, 2])
     res["results"][1000]["falling"]["serial"]["particle_steps_per_s"]
+    one = run_benchmark(1000, threads=2)        # one N, the configurations using 2 cores
+    one["dense"]["particle_steps_per_s"], one["dense"]["config"]   # fastest of them
 
 If ``lmp`` is not installed the script prints a message and exits with status 0
 (``run_benchmark`` returns ``{"available": False, ...}``).
@@ -42,6 +45,7 @@ from __future__ import annotations
 import argparse
 import json
 import math
+import numbers
 import os
 import platform
 import re
@@ -65,13 +69,13 @@ DENSE_STEPS = 2000
 #: default work directory (ignored by git: benchmarks/out/)
 DEFAULT_WORK = BENCH / "out" / "lammps"
 
-LOOP_RE = re.compile(r"Loop time of\s+([0-9.eE+-]+)\s+on\s+(\d+)\s+procs\s+for\s+(\d+)\s+steps\s+with\s+(\d+)\s+atoms")
-THERMO_COLS = ("Step", "Time", "Atoms", "v_npair", "c_nwall", "KinEng")
+LOOP_RE = re.compile(r"Loop time of\s+([0-9.eE+-]+)\s+on\s+(\d+)\s+procs\s+for\s+(\d+)\s+steps"
+                     r"\s+with\s+(\d+)\s+atoms")
 
 
 def settle_time(n: int) -> float:
-    """Simulated time at which the bed counts as settled, s."""
-    return 0.25 if n <= 10_000 else 0.45
+    """Simulated time at which the bed counts as settled, s (as in ``benchmarks/settle.py``)."""
+    return 0.25 if n <= 20_000 else 0.45
 
 
 def steps_for(duration: float, dt: float) -> int:
@@ -129,7 +133,7 @@ def model_parameters(damping_coefficient: float, mode: str = "matched", wall_you
     (identical damping force, measured restitution 0.5); "literal": the tsuji input is the nominal
     restitution 0.5 (LAMMPS's polynomial then gives alpha = 0.341, restitution ~0.65 with
     limit_damping).  ``wall_young_factor``: LAMMPS's wall effective modulus divided by the pair
-    one for the same input (0.7/0.91 = 1.3 in LAMMPS 2021, see ``calibrate_wall``).
+    one for the same input (0.91/0.7 = 1.3 in LAMMPS 2021, see ``calibrate_wall``).
     """
     E, nu, mu = sc.YOUNG, sc.POISSON, sc.FRICTION
     e_star = 1.0 / (2.0 * (1.0 - nu**2) / E)
@@ -225,6 +229,11 @@ def configurations(threads, info: dict, mpirun: str | None) -> tuple[list[str], 
     return list(dict.fromkeys(configs)), skipped
 
 
+def lammps_cmdline(cmd: list[str], tag: str) -> list[str]:
+    """Full command line of a run: input ``in.<tag>``, log ``log.<tag>`` (in the run's directory)."""
+    return cmd + ["-in", f"in.{tag}", "-log", f"log.{tag}", "-nocite"]
+
+
 def run_lammps(cmd: list[str], script: str, workdir: Path, tag: str, timeout: float | None = None) -> str:
     """Run ``script`` with ``cmd`` in ``workdir``; return the log text (raises on a LAMMPS error)."""
     workdir.mkdir(parents=True, exist_ok=True)
@@ -234,7 +243,7 @@ def run_lammps(cmd: list[str], script: str, workdir: Path, tag: str, timeout: fl
     env = dict(os.environ, OMP_NUM_THREADS=os.environ.get("OMP_NUM_THREADS", "1"))
     if any(a == "omp" for a in cmd):
         env["OMP_NUM_THREADS"] = cmd[cmd.index("omp", cmd.index("-pk")) + 1]
-    full = cmd + ["-in", inp.name, "-log", log.name, "-nocite"]
+    full = lammps_cmdline(cmd, tag)
     proc = subprocess.run(full, cwd=workdir, capture_output=True, text=True, timeout=timeout, env=env)
     text = log.read_text() if log.exists() else ""
     if proc.returncode != 0 or "ERROR" in proc.stdout:
@@ -527,7 +536,7 @@ def _timed_phase(phase, configs, repeat, n, exe, mpi, ndir, log, script, command
             log(f"  {phase:7s} {cfg:>7s} #{k + 1}: loop {ph['loop']['time']:.3f} s "
                 f"({n * ph['loop']['steps'] / ph['loop']['time']:.4g} particle-steps/s, wall clock "
                 f"{time.perf_counter() - t0:.1f} s, load average before {load})")
-            commands[f"{phase}/{cfg}"] = " ".join(config_command(cfg, exe, mpi) + ["-in", f"in.{phase}_{cfg}_0"])
+            commands[f"{phase}/{cfg}"] = " ".join(lammps_cmdline(config_command(cfg, exe, mpi), f"{phase}_{cfg}_0"))
     return {cfg: _phase_result(samples[cfg], n) for cfg in configs}
 
 
@@ -535,12 +544,29 @@ def run_benchmark(ns=(1000, 10_000), threads=(1, 2), *, repeat: int = 2, phases=
                   lmp: str | None = None, mpirun: str | None = None, damping_mode: str = "matched",
                   workdir: Path | str = DEFAULT_WORK, dt: float | None = None, resettle: bool = False,
                   settle_config: str | None = None, log=print) -> dict:
-    """Run the LAMMPS settle benchmark; return a dict of results (see the module docstring).
+    """Run the LAMMPS settle benchmark; return a dict of results.
 
-    ``results[n][phase][config]`` holds ``particle_steps_per_s`` (best of ``repeat``), the loop
-    times, steps, procs and the contact counts at the end of the phase; ``results[n]["fastest"]``
-    names the fastest configuration per phase.
+    ``ns``: a list of N, or one N.  ``threads``: a list of core counts, or one (then only the
+    configurations using that many cores run: ``serial`` for 1, ``mpi<k>``/``omp<k>`` for k).
+
+    With a list of N: ``{"available", "lammps_version", "parameters", "equivalence",
+    "restitution", "results": {N: {phase: {config: entry}, "fastest": {phase: config}, ...}}}``
+    where an entry holds ``particle_steps_per_s`` (best of ``repeat``), the loop times, steps,
+    procs and the contact counts at the end of the phase.
+
+    With one N (what ``benchmarks/settle.py --lammps`` uses): the same metadata plus, per phase,
+    the entry of the fastest configuration with ``config`` naming it and ``configs`` holding all,
+    e.g. ``res["dense"]["particle_steps_per_s"]``.
+
+    Without LAMMPS: ``{"available": False, "reason": ...}``.
     """
+    if isinstance(ns, numbers.Integral):
+        full = run_benchmark([int(ns)], threads, repeat=repeat, phases=phases, lmp=lmp, mpirun=mpirun,
+                             damping_mode=damping_mode, workdir=workdir, dt=dt, resettle=resettle,
+                             settle_config=settle_config, log=log)
+        return _single(full, int(ns))
+    if isinstance(threads, numbers.Integral):
+        threads = [int(threads)]
     exe = find_lmp(lmp)
     if exe is None:
         return dict(available=False, reason=f"LAMMPS executable {lmp or 'lmp'!r} not found on PATH")
@@ -596,7 +622,7 @@ def run_benchmark(ns=(1000, 10_000), threads=(1, 2), *, repeat: int = 2, phases=
                 logtxt = run_lammps(config_command(cfg, exe, mpi),
                                     falling_script("settle.data", p, side, step, skin, fall_steps,
                                                    total_settle - fall_steps, restart.name),
-                                    ndir, f"settle_{cfg}")
+                                    ndir, f"settle_{damping_mode}_{cfg}")
                 st = parse_phases(logtxt)
                 end = st["settle"]["thermo"][-1] if st["settle"]["thermo"] else {}
                 res["settle"] = dict(config=cfg, wall_clock_s=time.perf_counter() - t0,
@@ -604,7 +630,8 @@ def run_benchmark(ns=(1000, 10_000), threads=(1, 2), *, repeat: int = 2, phases=
                                      steps=total_settle, kinetic_energy_end=end.get("KinEng"),
                                      contacts_end=dict(sphere_sphere=end.get("v_npair"), sphere_wall=end.get("c_nwall")))
                 log(f"  settled in {res['settle']['wall_clock_s']:.1f} s wall clock; end of settle: {end}")
-                res["commands"]["settle"] = " ".join(config_command(cfg, exe, mpi) + ["-in", f"in.settle_{cfg}"])
+                res["commands"]["settle"] = " ".join(lammps_cmdline(config_command(cfg, exe, mpi),
+                                                                    f"settle_{damping_mode}_{cfg}"))
             else:
                 res["settle"] = dict(reused=str(restart))
                 log(f"  reusing the settled state {restart}")
@@ -615,6 +642,20 @@ def run_benchmark(ns=(1000, 10_000), threads=(1, 2), *, repeat: int = 2, phases=
                           for ph in ("falling", "dense") if res.get(ph)}
         res["workdir"] = str(ndir)
         out["results"][n] = res
+    return out
+
+
+def _single(full: dict, n: int) -> dict:
+    """Flatten the results of one N: per phase, the fastest configuration's entry."""
+    if not full.get("available"):
+        return full
+    out = {k: v for k, v in full.items() if k != "results"}
+    res = full["results"][n]
+    out.update({k: v for k, v in res.items() if k not in ("falling", "dense")})
+    for ph in ("falling", "dense"):
+        if res.get(ph):
+            best = res["fastest"][ph]
+            out[ph] = dict(res[ph][best], config=best, configs=res[ph])
     return out
 
 
