@@ -109,6 +109,7 @@ class Simulation:
         self._flags = np.zeros(layout.N_FLAGS, dtype=np.int64)
         self._vel_pred = np.zeros_like(state.velocities)
         self._angvel_pred = np.zeros_like(state.angular_velocities)
+        self._owner = np.zeros((model_data.n_spheres, layout.N_OWN))
         self.reporters: list = []
         self.failure: SimulationBlowUp | None = None
         self._kernels = kernel_module(contact_model.law_module)
@@ -274,19 +275,12 @@ class Simulation:
         self.state.velocities[k] = v
         if w is not None:
             self.state.angular_velocities[k] = w
-        self._kinematics_changed()
 
     def set_wall_velocity(self, w: int, velocity) -> None:
         """Set the translation velocity (m/s) of wall ``w``."""
         if not isinstance(w, (int, np.integer)) or not 0 <= int(w) < self.model.n_walls:
             raise InputError(f"wall index {w!r} is out of range 0..{self.model.n_walls - 1}")
         self.state.wall_velocities[int(w)] = as_vec3("velocity", velocity)
-        self._kinematics_changed()
-
-    def _kinematics_changed(self):
-        """Velocities changed by hand: make sure the neighbour list is valid for the next step."""
-        with self._threads():
-            self._check_rebuild_needed()
 
     # ------------------------------------------------------------------ kernels
     def _threads(self):
@@ -312,52 +306,58 @@ class Simulation:
         s, m, t = self.state, self.model, self.table
         self._flags[:] = 0
         self._kernels.evaluate_forces(
-            s.positions, s.velocities, s.angular_velocities, s.forces, s.torques, m.radius, m.mass, m.inv_mass,
-            m.inv_inertia, m.fixed, m.material, m.gravity, s.wall_points, m.wall_normal, s.wall_velocities,
-            m.wall_material, t.wall_ref, t.n_pairs, t.pair_i, t.pair_j, t.i_start, t.j_start, t.j_pairs, t.rows,
-            t.n_hist, self.table_params, s.dissipated, s.boundary_work, t.ref_pos, self._dt, 0.5 * t.skin,
-            self.max_overlap, self._flags)
-        self._handle_flags(initial=True)
+            s.positions, s.velocities, s.angular_velocities, s.orientations, s.forces, s.torques, self._vel_pred,
+            self._angvel_pred, m.radius, m.mass, m.inv_mass, m.inv_inertia, m.fixed, m.material, m.gravity,
+            s.wall_points, m.wall_normal, s.wall_velocities, m.wall_material, t.i_start, t.pair_j,
+            t.j_start, t.j_pairs, t.hist, t.out, t.status, self._owner, self.table_params, s.dissipated,
+            s.boundary_work, t.ref_pos, 0.5 * t.skin, self.max_overlap, self._flags)
+        self._handle_flags()
 
-    def _check_rebuild_needed(self):
-        """Re-run the rebuild test of the end of a step (after velocities were set by hand)."""
-        s, m, t = self.state, self.model, self.table
-        dt = self._dt
-        drift = dt * (s.velocities + 0.5 * dt * s.forces * m.inv_mass[:, None])
-        far = np.einsum("ij,ij->i", s.positions + drift - t.ref_pos, s.positions + drift - t.ref_pos)
-        walls = ((s.wall_points + dt * s.wall_velocities - t.wall_ref) * m.wall_normal).sum(axis=1)
-        if (far > (0.5 * t.skin) ** 2).any() or (np.abs(walls) > 0.5 * t.skin).any():
-            self._flags[layout.FLAG_REBUILD] = 1
-            step_disp = np.sqrt((drift * drift).sum(axis=1)).max(initial=0.0)
-            if step_disp > 0.5 * t.skin:
-                self._flags[layout.FLAG_FAST] = 1
-            self._handle_flags()
-
-    def _advance(self, n_steps: int) -> int:
+    def _advance(self, n_steps: int, resume: bool) -> tuple[int, bool]:
         s, m, t = self.state, self.model, self.table
         self._flags[:] = 0
-        return int(self._kernels.advance(
-            n_steps, self._dt, s.positions, s.velocities, s.angular_velocities, s.orientations, s.forces, s.torques,
-            self._vel_pred, self._angvel_pred, m.radius, m.mass, m.inv_mass, m.inv_inertia, m.fixed, m.material,
-            m.gravity, s.wall_points, m.wall_normal, s.wall_velocities, m.wall_material, t.wall_ref,
-            t.n_pairs, t.pair_i, t.pair_j, t.i_start, t.j_start, t.j_pairs, t.rows, t.n_hist, self.table_params,
-            s.dissipated, s.boundary_work, t.ref_pos, 0.5 * t.skin, self.max_overlap, self._flags))
+        k, mid = self._kernels.advance(
+            n_steps, self._dt, resume, s.positions, s.velocities, s.angular_velocities, s.orientations, s.forces,
+            s.torques, self._vel_pred, self._angvel_pred, m.radius, m.mass, m.inv_mass, m.inv_inertia, m.fixed,
+            m.material, m.gravity, s.wall_points, m.wall_normal, s.wall_velocities, m.wall_material, t.wall_ref,
+            t.i_start, t.pair_j, t.j_start, t.j_pairs, t.hist, t.out, t.status, self._owner, self.table_params,
+            s.dissipated, s.boundary_work, t.ref_pos, 0.5 * t.skin, self.max_overlap, self._flags)
+        return int(k), bool(mid)
 
-    def _handle_flags(self, initial: bool = False):
+    def _advance_steps(self, n: int) -> None:
+        """Take ``n`` steps and end on a step boundary (rebuilding the list whenever a drift asks)."""
+        done, resume = 0, False
+        try:
+            while done < n or resume:
+                k, resume = self._advance(n - done, resume)
+                done += k
+                self.state.step += k
+                self.state.time = self._step_time(self.state.step)
+                self._handle_flags()
+        except KeyboardInterrupt:
+            # never leave the state in the middle of a step: finish the step that was started
+            if resume and self.failure is None:
+                self._handle_flags()
+                k, _ = self._advance(1, True)
+                self.state.step += k
+                self.state.time = self._step_time(self.state.step)
+            raise
+
+    def _handle_flags(self):
         f = self._flags
         if f[layout.FLAG_STATE_NAN] or f[layout.FLAG_FORCE_NAN] or f[layout.FLAG_OVERLAP]:
             self.failure = self._diagnose()
             raise self.failure
         if f[layout.FLAG_FAST]:
-            # one step moves a sphere by more than half the skin: widen the skin so the list stays valid
-            s, m, t = self.state, self.model, self.table
-            dt = self._dt
-            drift = dt * (s.velocities + 0.5 * dt * s.forces * m.inv_mass[:, None])
-            step_disp = float(np.sqrt((drift * drift).sum(axis=1)).max(initial=0.0))
-            t.skin = max(t.skin, 3.0 * step_disp)
+            # one step moved a sphere by more than half the skin: widen the skin so that the list
+            # is not rebuilt at every step (it is rebuilt now in any case, so it stays valid)
+            t = self.table
+            v = self.state.velocities
+            step = self._dt * float(np.sqrt((v * v).sum(axis=1)).max(initial=0.0))
+            t.skin = max(t.skin, 3.0 * step)
         if f[layout.FLAG_REBUILD] or f[layout.FLAG_FAST]:
             self._rebuild()
-            f[:] = 0
+        f[:] = 0
 
     def _diagnose(self) -> SimulationBlowUp:
         s, m, t = self.state, self.model, self.table
@@ -370,22 +370,23 @@ class Simulation:
             # a state can be finite component by component but overflow in any arithmetic
             vals = np.hstack([s.positions, s.velocities, s.angular_velocities])
             bad_state = ~np.all(np.isfinite(vals), axis=1) | ~np.isfinite((vals * vals).sum(axis=1))
+        c = self.contacts(all_candidates=True)
+        bad_force = ~np.all(np.isfinite(np.hstack([c["force"], c["torque_i"], c["torque_j"]])), axis=1)
+        if bad_force.any():
+            # a law produced a non-finite force: name the contact, the root cause
+            k = int(np.flatnonzero(bad_force)[0])
+            other = f"sphere {c['j'][k]}" if c["j"][k] >= 0 else f"wall {c['wall'][k]}"
+            return SimulationBlowUp(
+                f"{when}: the contact between sphere {c['i'][k]} and {other} produced a non-finite force "
+                f"(overlap {c['overlap'][k]:.6g} m). {hint}", time=s.time, step=s.step,
+                particles=tuple(int(p) for p in (c["i"][k], c["j"][k]) if p >= 0))
         if bad_state.any():
             idx = np.flatnonzero(bad_state)
             p = int(idx[0])
             return SimulationBlowUp(
                 f"{when}: sphere {p} has a non-finite position/velocity (position {s.positions[p].tolist()}, "
                 f"velocity {s.velocities[p].tolist()}); {len(idx)} sphere(s) affected. {hint}",
-                time=s.time, step=s.step, particles=tuple(idx[:10]))
-        c = self.contacts(all_candidates=True)
-        if f[layout.FLAG_FORCE_NAN]:
-            bad = ~np.all(np.isfinite(np.hstack([c["force"], c["torque_i"], c["torque_j"]])), axis=1)
-            k = int(np.flatnonzero(bad)[0]) if bad.any() else 0
-            other = f"sphere {c['j'][k]}" if c["j"][k] >= 0 else f"wall {c['wall'][k]}"
-            return SimulationBlowUp(
-                f"{when}: the contact between sphere {c['i'][k]} and {other} produced a non-finite force "
-                f"(overlap {c['overlap'][k]:.6g} m). {hint}", time=s.time, step=s.step,
-                particles=tuple(p for p in (c["i"][k], c["j"][k]) if p >= 0))
+                time=s.time, step=s.step, particles=tuple(int(q) for q in idx[:10]))
         rmin = np.where(c["j"] >= 0, np.minimum(m.radius[c["i"]], m.radius[np.maximum(c["j"], 0)]), m.radius[c["i"]])
         ratio = c["overlap"] / rmin
         k = int(np.argmax(ratio))
@@ -437,18 +438,15 @@ class Simulation:
                     if due > 0:
                         n = min(n, due)
                 t0 = _time.perf_counter()
-                k = self._advance(n)
+                self._advance_steps(n)
                 elapsed = _time.perf_counter() - t0
-                done += k
-                self.state.step += k
-                self.state.time = self._step_time(self.state.step)
-                self._handle_flags()
+                done += n
                 for r in self.reporters:
                     r.maybe_report(self)
                 if bar is not None:
                     bar(self, done, n_total, _time.perf_counter() - start_wall)
                 # aim at ~0.2 s of work per chunk so that progress and interrupts stay responsive
-                if k == n and elapsed > 0:
+                if elapsed > 0:
                     chunk = int(min(max(chunk * min(0.2 / elapsed, 2.0), 1), 100000))
         if bar is not None:
             bar(self, done, n_total, _time.perf_counter() - start_wall, final=True)
@@ -475,12 +473,7 @@ class Simulation:
         """
         s, m, t = self.state, self.model, self.table
         n = t.n_pairs
-        rows = t.rows[:n]
-        o = t.n_hist
-        if all_candidates:
-            sel = np.arange(n)
-        else:
-            sel = np.flatnonzero(rows[:, o + layout.OUT_ACTIVE] > 0.0)
+        sel = np.arange(n) if all_candidates else t.active()
         i = t.pair_i[:n][sel].astype(np.int64)
         jraw = t.pair_j[:n][sel].astype(np.int64)
         ns = m.n_spheres
@@ -502,22 +495,31 @@ class Simulation:
             w = wall[is_wall]
             normal[is_wall] = -m.wall_normal[w]
             overlap[is_wall] = ri[is_wall] - np.einsum("ij,ij->i", xi[is_wall] - s.wall_points[w], m.wall_normal[w])
-        out = {
+        out = t.out[sel]
+        contact_point = xi + (ri - 0.5 * overlap)[:, None] * normal
+        force = out[:, layout.OUT_FORCE: layout.OUT_FORCE + 3].copy()
+        torque_j = out[:, layout.OUT_TORQUE_J: layout.OUT_TORQUE_J + 3].copy()
+        # torque_i + torque_j = (b_i - b_j) x force: the centre distance for two spheres, b_i for a wall
+        lever = np.where(is_wall[:, None], contact_point - xi, s.positions[np.maximum(j, 0)] - xi)
+        torque_i = np.cross(lever, force) - torque_j
+        torque_j[is_wall] = 0.0
+        result = {
             "i": i,
             "j": j,
             "wall": wall,
             "overlap": overlap,
             "normal": normal,
-            "contact_point": xi + (ri - 0.5 * overlap)[:, None] * normal,
-            "force": rows[sel, o + layout.OUT_FORCE: o + layout.OUT_FORCE + 3].copy(),
-            "torque_i": rows[sel, o + layout.OUT_TORQUE_I: o + layout.OUT_TORQUE_I + 3].copy(),
-            "torque_j": rows[sel, o + layout.OUT_TORQUE_J: o + layout.OUT_TORQUE_J + 3].copy(),
-            "elastic_energy": rows[sel, o + layout.OUT_ELASTIC].copy(),
+            "contact_point": contact_point,
+            "force": force,
+            "torque_i": torque_i,
+            "torque_j": torque_j,
+            "elastic_energy": out[:, layout.OUT_ELASTIC].copy(),
         }
+        hist = t.hist[sel]
         for name, sl in self.contact_model.history_slices().items():
-            block = rows[sel, sl].copy()
-            out[name] = block[:, 0] if block.shape[1] == 1 else block
-        return out
+            block = hist[:, sl].copy()
+            result[name] = block[:, 0] if block.shape[1] == 1 else block
+        return result
 
     def save_checkpoint(self, path):
         """Write a checkpoint (atomically) that :meth:`load_checkpoint` resumes bit for bit."""
@@ -534,8 +536,7 @@ class Simulation:
 
     def n_contacts(self) -> int:
         """Number of active contacts."""
-        rows = self.table.rows[: self.table.n_pairs]
-        return int(np.count_nonzero(rows[:, self.table.n_hist + layout.OUT_ACTIVE] > 0.0))
+        return int(np.count_nonzero(self.table.status[: self.table.n_pairs] == layout.ACTIVE))
 
     def wall_forces(self) -> np.ndarray:
         """(W, 3) total force exerted by the spheres on each wall, N."""
@@ -560,8 +561,8 @@ class Simulation:
         kinetic = 0.5 * float(np.dot(m.mass[free], np.einsum("ij,ij->i", v, v)))
         rotational = 0.5 * float(np.dot(m.inertia[free], np.einsum("ij,ij->i", w, w)))
         grav = -float(np.dot(m.mass[free], s.positions[free] @ m.gravity))
-        rows = self.table.rows[: self.table.n_pairs]
-        elastic = float(rows[:, self.table.n_hist + layout.OUT_ELASTIC].sum())
+        t = self.table
+        elastic = float(t.out[t.active(), layout.OUT_ELASTIC].sum())
         dissipated = float(s.dissipated.sum())
         boundary = float(s.boundary_work.sum())
         total = kinetic + rotational + grav + elastic + dissipated

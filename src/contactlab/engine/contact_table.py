@@ -1,22 +1,26 @@
-"""The contact table: candidate pairs of the neighbour list, each with one row of per-contact data."""
+"""The contact table: candidate pairs of the neighbour list, each with its history, outputs and status."""
 from __future__ import annotations
 
 import numpy as np
 
-from ..neighbors.celllist import build_pairs, remap_rows, transpose_pairs
-from .layout import N_OUT
+from ..neighbors.celllist import build_pairs, remap_pairs, transpose_pairs
+from .layout import ACTIVE, N_OUT
 
 __all__ = ["ContactTable"]
 
 
 class ContactTable:
-    """Pairs ``(pair_i[k], pair_j[k])`` for ``k < n_pairs``, sorted by ``(i, j)``, and their rows.
+    """Pairs ``(pair_i[k], pair_j[k])`` for ``k < n_pairs``, sorted by ``(i, j)``, and their data.
 
-    Attributes (arrays are owned here; the first ``n_pairs`` entries are valid)
+    Arrays are owned here; the first ``n_pairs`` entries are valid.
+
+    Attributes
     ----------
-    pair_i, pair_j : (capacity,) int32, per pair: first body (sphere), second body (sphere index,
-        or ``N + w`` for wall ``w``)
-    rows : (capacity, n_hist + N_OUT) float64, per pair: history then outputs (see ``layout``)
+    pair_i, pair_j : (capacity,) int32, per pair: first body (sphere), second body (sphere index, or
+        ``N + w`` for wall ``w``)
+    hist : (capacity, max(H, 1)) float64, per pair: the law's history
+    out : (capacity, N_OUT) float64, per pair: outputs of the last evaluation (see ``layout``)
+    status : (capacity,) int8, per pair: ACTIVE, INACTIVE or CLEARED
     i_start : (N+1,) int64, CSR of the pairs by first body
     j_start, j_pairs : CSR of the sphere-sphere pairs by second body
     ref_pos : (N, 3) float64, m: sphere positions at the last build
@@ -28,43 +32,46 @@ class ContactTable:
     def __init__(self, n_spheres: int, n_walls: int, n_hist: int, skin: float):
         self.n_spheres = n_spheres
         self.n_hist = n_hist
-        self.n_cols = n_hist + N_OUT
+        self.hist_cols = max(n_hist, 1)
         self.skin = float(skin)
-        self.pair_i = np.empty(0, dtype=np.int32)
-        self.pair_j = np.empty(0, dtype=np.int32)
-        self.rows = np.zeros((0, self.n_cols))
         self.n_pairs = 0
+        self.pair_i, self.pair_j, self.hist, self.out, self.status = self._empty(0)
+        self._spare = self._empty(0)
         self.i_start = np.zeros(n_spheres + 1, dtype=np.int64)
         self.j_start = np.zeros(n_spheres + 1, dtype=np.int64)
         self.j_pairs = np.zeros(0, dtype=np.int64)
         self.ref_pos = np.zeros((n_spheres, 3))
         self.wall_ref = np.zeros((n_walls, 3))
         self.builds = 0
-        self._spare_i = np.empty(0, dtype=np.int32)
-        self._spare_j = np.empty(0, dtype=np.int32)
-        self._spare_rows = np.zeros((0, self.n_cols))
+
+    def _empty(self, capacity: int):
+        return (np.empty(capacity, dtype=np.int32), np.empty(capacity, dtype=np.int32),
+                np.zeros((capacity, self.hist_cols)), np.zeros((capacity, N_OUT)), np.zeros(capacity, dtype=np.int8))
 
     def rebuild(self, pos, radius, fixed, wall_point, wall_normal):
-        """Build the list around the current positions and carry each pair's row over."""
-        new_i, new_j, n_new, i_start = build_pairs(pos, radius, fixed, self.skin, wall_point, wall_normal,
-                                                   self._spare_i, self._spare_j)
-        rows = self._spare_rows
-        if rows.shape[0] < new_i.shape[0]:
-            rows = np.empty((new_i.shape[0], self.n_cols))
-        remap_rows(n_new, new_i, new_j, self.i_start, self.pair_j, self.rows, rows)
-        self._spare_i, self._spare_j, self._spare_rows = self.pair_i, self.pair_j, self.rows
-        self.pair_i, self.pair_j, self.rows, self.n_pairs, self.i_start = new_i, new_j, rows, n_new, i_start
+        """Build the list around the current positions and carry each pair's data over."""
+        sp_i, sp_j, sp_hist, sp_out, sp_status = self._spare
+        new_i, new_j, n_new, i_start = build_pairs(pos, radius, fixed, self.skin, wall_point, wall_normal, sp_i, sp_j)
+        if sp_hist.shape[0] < new_i.shape[0]:
+            _, _, sp_hist, sp_out, sp_status = self._empty(new_i.shape[0])
+        remap_pairs(n_new, new_i, new_j, self.i_start, self.pair_j, self.hist, sp_hist, self.out, sp_out,
+                    self.status, sp_status)
+        self._spare = (self.pair_i, self.pair_j, self.hist, self.out, self.status)
+        self.pair_i, self.pair_j, self.hist, self.out, self.status = new_i, new_j, sp_hist, sp_out, sp_status
+        self.n_pairs, self.i_start = n_new, i_start
         self.j_start, self.j_pairs = transpose_pairs(self.n_spheres, n_new, new_j)
         self.ref_pos[...] = pos
         self.wall_ref[...] = wall_point
         self.builds += 1
 
-    def restore(self, pair_i, pair_j, rows, ref_pos, wall_ref, skin, builds):
+    def restore(self, pair_i, pair_j, hist, out, status, ref_pos, wall_ref, skin, builds):
         """Install a saved list (checkpoint restart)."""
         n = int(pair_i.shape[0])
         self.pair_i = np.ascontiguousarray(pair_i, dtype=np.int32)
         self.pair_j = np.ascontiguousarray(pair_j, dtype=np.int32)
-        self.rows = np.ascontiguousarray(rows, dtype=np.float64).reshape(n, self.n_cols)
+        self.hist = np.ascontiguousarray(hist, dtype=np.float64).reshape(n, self.hist_cols)
+        self.out = np.ascontiguousarray(out, dtype=np.float64).reshape(n, N_OUT)
+        self.status = np.ascontiguousarray(status, dtype=np.int8)
         self.n_pairs = n
         counts = np.bincount(self.pair_i, minlength=self.n_spheres) if n else np.zeros(self.n_spheres, dtype=np.int64)
         self.i_start = np.zeros(self.n_spheres + 1, dtype=np.int64)
@@ -75,11 +82,18 @@ class ContactTable:
         self.skin = float(skin)
         self.builds = int(builds)
 
-    def valid_rows(self) -> np.ndarray:
-        return self.rows[: self.n_pairs]
+    def active(self) -> np.ndarray:
+        """Indices of the active contacts."""
+        return np.flatnonzero(self.status[: self.n_pairs] == ACTIVE)
+
+    def saved(self) -> dict:
+        """The arrays a checkpoint needs (valid part only)."""
+        n = self.n_pairs
+        return dict(pair_i=self.pair_i[:n], pair_j=self.pair_j[:n], hist=self.hist[:n], out=self.out[:n],
+                    status=self.status[:n], ref_pos=self.ref_pos, wall_ref=self.wall_ref)
 
     @property
     def nbytes(self) -> int:
-        arrays = (self.pair_i, self.pair_j, self.rows, self.i_start, self.j_start, self.j_pairs, self.ref_pos,
-                  self._spare_i, self._spare_j, self._spare_rows)
+        arrays = (self.pair_i, self.pair_j, self.hist, self.out, self.status, self.i_start, self.j_start,
+                  self.j_pairs, self.ref_pos) + tuple(self._spare)
         return int(sum(a.nbytes for a in arrays))

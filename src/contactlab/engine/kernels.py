@@ -8,13 +8,15 @@ closure or taking the law as an argument would be recompiled in every process).
 One step (velocity Verlet with a second-order velocity predictor for dissipative forces):
 
 1. ``kick_drift``: ``v(n+1/2) = v(n) + dt/2 a(n)``; ``x(n+1) = x(n) + dt v(n+1/2)``; orientation
-   rotated by ``omega(n+1/2) dt``; velocities predicted to ``n+1``: ``v* = v(n+1/2) + dt/2 a(n)``.
-2. walls translate.
-3. ``pair_forces``: for every candidate pair, narrow phase -> ContactGeometry -> LAW -> per-contact
-   force, torques, elastic energy, dissipation, boundary work, written into the pair's row.
-4. ``reduce_kick``: per sphere, sum its contacts in a fixed order (CSR over the pair list; no
+   rotated by ``omega(n+1/2) dt``; velocities predicted to ``n+1``: ``v* = v(n+1/2) + dt/2 a(n)``;
+   a sphere farther than half the skin from where the neighbour list was built flags a rebuild;
+   walls translate.
+2. ``pair_forces``: for every candidate pair, narrow phase -> ContactGeometry -> LAW -> per-contact
+   force, torques, elastic energy, dissipation, boundary work, written into the pair's rows.
+3. ``reduce_kick``: per sphere, sum its contacts in a fixed order (CSR over the pair list; no
    atomics, bit-identical at any thread count), add gravity, ``v(n+1) = v(n+1/2) + dt/2 a(n+1)``,
-   check for non-finite values and for the need of a neighbour-list rebuild before the next step.
+   check for non-finite values; within a run it goes straight on with step 1 of the next step for
+   the same sphere (one pass over the spheres per step instead of two).
 
 Positions-only forces make this exactly velocity Verlet (symplectic); forces that depend on velocity
 (damping, friction) see the predicted velocity ``v*``, accurate to O(dt^2).  Springs in the laws
@@ -37,8 +39,8 @@ from numba import prange
 
 from contactlab._jit import jit, kernel, pkernel
 from contactlab.engine.layout import (
-    CLEARED, FLAG_FAST, FLAG_FORCE_NAN, FLAG_OVERLAP, FLAG_REBUILD, FLAG_STATE_NAN, OUT_ACTIVE, OUT_BOUNDARY,
-    OUT_DISSIPATION, OUT_ELASTIC, OUT_FORCE, OUT_TORQUE_I, OUT_TORQUE_J,
+    ACTIVE, CLEARED, FLAG_FAST, FLAG_OVERLAP, FLAG_REBUILD, FLAG_STATE_NAN, INACTIVE, OUT_ELASTIC, OUT_FORCE,
+    OUT_TORQUE_J,
 )
 from contactlab.geometry.sphere_sphere import sphere_sphere
 from contactlab.geometry.sphere_wall import sphere_wall
@@ -48,222 +50,275 @@ from contactlab.vec import add, cross, dot, scale, sub
 
 __all__ = ["advance", "evaluate_forces", "pair_forces", "kick_drift", "reduce_kick"]
 
-CHUNK = 256  # items per chunk of a parallel loop
+CHUNK = 256  # spheres per chunk of a parallel loop
+PAIR_CHUNK = 64  # spheres per chunk of the pair loop (each brings its pairs)
 
 
 @jit
 def _rotate_quaternion(q0, q1, q2, q3, wx, wy, wz, dt):
-    """Rotate the unit quaternion (q0, q1, q2, q3) by the constant angular velocity w over dt."""
-    wn = math.sqrt(wx * wx + wy * wy + wz * wz)
-    angle = wn * dt
-    if angle == 0.0:
+    """Rotate the unit quaternion (q0, q1, q2, q3) by the constant angular velocity w over dt.
+
+    The rotation quaternion is ``(cos(a/2), sin(a/2) w/|w|)`` with ``a = |w| dt``; for the small
+    angles of a time step its Taylor series (to a^6, below round-off for a < 0.02) replaces the
+    trigonometric functions, which dominate the cost of this per-sphere update otherwise.
+    """
+    w2 = wx * wx + wy * wy + wz * wz
+    if w2 == 0.0:
         return q0, q1, q2, q3
-    s = math.sin(0.5 * angle) / wn
-    c = math.cos(0.5 * angle)
+    a2 = w2 * dt * dt
+    if a2 < 4e-4:
+        c = 1.0 - a2 * (1.0 / 8.0) + a2 * a2 * (1.0 / 384.0) - a2 * a2 * a2 * (1.0 / 46080.0)
+        s = dt * (0.5 - a2 * (1.0 / 48.0) + a2 * a2 * (1.0 / 3840.0) - a2 * a2 * a2 * (1.0 / 645120.0))
+    else:
+        wn = math.sqrt(w2)
+        s = math.sin(0.5 * wn * dt) / wn
+        c = math.cos(0.5 * wn * dt)
     dx, dy, dz = s * wx, s * wy, s * wz
     # dq (x) q, dq = (c, dx, dy, dz)
     r0 = c * q0 - dx * q1 - dy * q2 - dz * q3
     r1 = c * q1 + dx * q0 + dy * q3 - dz * q2
     r2 = c * q2 - dx * q3 + dy * q0 + dz * q1
     r3 = c * q3 + dx * q2 - dy * q1 + dz * q0
+    # the rotation keeps the norm up to round-off; renormalise so that it cannot drift
     inv = 1.0 / math.sqrt(r0 * r0 + r1 * r1 + r2 * r2 + r3 * r3)
     return r0 * inv, r1 * inv, r2 * inv, r3 * inv
 
 
+@jit
+def _kick_drift_one(p, dt, pos, vel, angvel, quat, force, torque, inv_mass, inv_inertia, vel_pred, angvel_pred,
+                    ref_pos, half_skin, flags):
+    """First half of a step for sphere p: half kick, drift, rotation, velocity prediction; flag a
+    neighbour-list rebuild if the sphere is now farther than half the skin from where the list
+    was built (and FAST if this one step moved it that far)."""
+    h = 0.5 * dt
+    im = inv_mass[p]
+    ii = inv_inertia[p]
+    sx = 0.0
+    for d in range(3):
+        a = force[p, d] * im
+        vh = vel[p, d] + h * a
+        vel[p, d] = vh
+        step = dt * vh
+        pos[p, d] += step
+        sx += step * step
+        vel_pred[p, d] = vh + h * a
+        al = torque[p, d] * ii
+        wh = angvel[p, d] + h * al
+        angvel[p, d] = wh
+        angvel_pred[p, d] = wh + h * al
+    q = _rotate_quaternion(quat[p, 0], quat[p, 1], quat[p, 2], quat[p, 3],
+                           angvel[p, 0], angvel[p, 1], angvel[p, 2], dt)
+    quat[p, 0] = q[0]
+    quat[p, 1] = q[1]
+    quat[p, 2] = q[2]
+    quat[p, 3] = q[3]
+    dx = pos[p, 0] - ref_pos[p, 0]
+    dy = pos[p, 1] - ref_pos[p, 1]
+    dz = pos[p, 2] - ref_pos[p, 2]
+    hs2 = half_skin * half_skin
+    if dx * dx + dy * dy + dz * dz > hs2:
+        flags[FLAG_REBUILD] = 1
+        if sx > hs2:
+            flags[FLAG_FAST] = 1
+
+
 @kernel
 def _kick_drift_chunk(p0, p1, dt, pos, vel, angvel, quat, force, torque, inv_mass, inv_inertia, vel_pred,
-                      angvel_pred):
-    h = 0.5 * dt
+                      angvel_pred, ref_pos, half_skin, flags):
     for p in range(p0, p1):
-        im = inv_mass[p]
-        ii = inv_inertia[p]
-        for d in range(3):
-            a = force[p, d] * im
-            vh = vel[p, d] + h * a
-            vel[p, d] = vh
-            pos[p, d] += dt * vh
-            vel_pred[p, d] = vh + h * a
-            al = torque[p, d] * ii
-            wh = angvel[p, d] + h * al
-            angvel[p, d] = wh
-            angvel_pred[p, d] = wh + h * al
-        q = _rotate_quaternion(quat[p, 0], quat[p, 1], quat[p, 2], quat[p, 3],
-                               angvel[p, 0], angvel[p, 1], angvel[p, 2], dt)
-        quat[p, 0] = q[0]
-        quat[p, 1] = q[1]
-        quat[p, 2] = q[2]
-        quat[p, 3] = q[3]
+        _kick_drift_one(p, dt, pos, vel, angvel, quat, force, torque, inv_mass, inv_inertia, vel_pred,
+                        angvel_pred, ref_pos, half_skin, flags)
 
 
 @pkernel
-def kick_drift(dt, pos, vel, angvel, quat, force, torque, inv_mass, inv_inertia, vel_pred, angvel_pred):
-    """Half kick, drift and velocity prediction for every sphere (fixed spheres just drift)."""
+def kick_drift(dt, pos, vel, angvel, quat, force, torque, inv_mass, inv_inertia, vel_pred, angvel_pred, ref_pos,
+               half_skin, flags):
+    """First half of a step for every sphere (fixed spheres just drift), with the skin check."""
     n = pos.shape[0]
     for c in prange((n + CHUNK - 1) // CHUNK):
         _kick_drift_chunk(c * CHUNK, min((c + 1) * CHUNK, n), dt, pos, vel, angvel, quat, force, torque,
-                          inv_mass, inv_inertia, vel_pred, angvel_pred)
+                          inv_mass, inv_inertia, vel_pred, angvel_pred, ref_pos, half_skin, flags)
 
 
 @jit
-def _clear_row(cdata, k, active_col):
-    """Zero a row (history and outputs) unless it is already cleared."""
-    if cdata[k, active_col] != CLEARED:
-        for c in range(cdata.shape[1]):
-            cdata[k, c] = 0.0
-        cdata[k, active_col] = CLEARED
+def _clear_pair(hist, out, status, k):
+    """Zero the history and outputs of pair ``k`` (a pair beyond the law's range), once."""
+    if status[k] != CLEARED:
+        for c in range(hist.shape[1]):
+            hist[k, c] = 0.0
+        for c in range(out.shape[1]):
+            out[k, c] = 0.0
+        status[k] = CLEARED
 
 
 @kernel
-def _pairs_chunk(k0, k1, pair_i, pair_j, pos, vel, angvel, mid_vel, mid_angvel, radius, inv_mass, fixed,
-                 material, wall_point, wall_normal, wall_vel, wall_material, table, cdata, n_hist, dt,
+def _pairs_chunk(p0, p1, i_start, pair_j, pos, vel, angvel, mid_vel, mid_angvel, radius, inv_mass, fixed,
+                 material, wall_point, wall_normal, wall_vel, wall_material, table, hist, out, status, owner, dt,
                  overlap_limit, flags):
-    """Narrow phase, law and outputs of candidate pairs ``k0 <= k < k1`` (see :func:`pair_forces`).
+    """Narrow phase and law for every pair owned by spheres ``p0 <= i < p1``.
 
-    Pairs farther apart than the law's ``INTERACTION_RANGE`` are not handed to the law: their row
-    (history and outputs) is cleared, which is the law's own reset for a separated pair.
+    The pairs of sphere ``i`` (its partners ``j > i`` and its walls) are contiguous, so ``i``'s side
+    of each contact is summed here directly into ``owner[i]``; the other side (force and torque on
+    ``j``) is stored per pair in ``out`` for :func:`reduce_kick`.  Pairs farther apart than the
+    law's ``INTERACTION_RANGE`` are not handed to the law: their history and outputs are cleared,
+    the law's own reset for a separated pair.
     """
     n_s = pos.shape[0]
-    o = n_hist
-    for k in range(k0, k1):
-        i = pair_i[k]
-        j = pair_j[k]
+    for i in range(p0, p1):
         ri = radius[i]
         xi = (pos[i, 0], pos[i, 1], pos[i, 2])
-        if j < n_s:
-            rj = radius[j]
-            reach = ri + rj + LAW_RANGE
-            dx = pos[j, 0] - xi[0]
-            dy = pos[j, 1] - xi[1]
-            dz = pos[j, 2] - xi[2]
-            if dx * dx + dy * dy + dz * dz >= reach * reach:
-                _clear_row(cdata, k, o + OUT_ACTIVE)
-                continue
-            vi = (vel[i, 0], vel[i, 1], vel[i, 2])
-            wi = (angvel[i, 0], angvel[i, 1], angvel[i, 2])
-            vj = (vel[j, 0], vel[j, 1], vel[j, 2])
-            wj = (angvel[j, 0], angvel[j, 1], angvel[j, 2])
-            geom, ok = sphere_sphere(xi, (pos[j, 0], pos[j, 1], pos[j, 2]), ri, rj, inv_mass[i], inv_mass[j],
-                                     vi, vj, wi, wj,
-                                     (mid_vel[i, 0], mid_vel[i, 1], mid_vel[i, 2]),
-                                     (mid_vel[j, 0], mid_vel[j, 1], mid_vel[j, 2]),
-                                     (mid_angvel[i, 0], mid_angvel[i, 1], mid_angvel[i, 2]),
-                                     (mid_angvel[j, 0], mid_angvel[j, 1], mid_angvel[j, 2]), dt)
-            mj = material[j]
-            rmin = min(ri, rj)
-            j_driven = fixed[j]
-        else:
-            w = j - n_s
-            wn = (wall_normal[w, 0], wall_normal[w, 1], wall_normal[w, 2])
-            wp = (wall_point[w, 0], wall_point[w, 1], wall_point[w, 2])
-            if dot(sub(xi, wp), wn) - ri >= LAW_RANGE:
-                _clear_row(cdata, k, o + OUT_ACTIVE)
-                continue
-            vi = (vel[i, 0], vel[i, 1], vel[i, 2])
-            wi = (angvel[i, 0], angvel[i, 1], angvel[i, 2])
-            vj = (wall_vel[w, 0], wall_vel[w, 1], wall_vel[w, 2])
-            wj = (0.0, 0.0, 0.0)
-            geom, ok = sphere_wall(xi, ri, inv_mass[i], vi, wi,
-                                   (mid_vel[i, 0], mid_vel[i, 1], mid_vel[i, 2]),
-                                   (mid_angvel[i, 0], mid_angvel[i, 1], mid_angvel[i, 2]), wp, wn, vj, dt)
-            mj = wall_material[w]
-            rmin = ri
-            j_driven = True
-        f, m, energy, diss, active = LAW(geom, table[material[i], mj], cdata[k, :o], dt)
-        ti = add(cross(geom.branch_i, f), m)
-        tj = scale(-1.0, add(cross(geom.branch_j, f), m))
-        # work done on the system by driven bodies (fixed spheres, walls) during this step
-        work = 0.0
-        if fixed[i]:
-            work += dot(f, vi) + dot(ti, wi)
-        if j_driven:
-            work -= dot(f, vj) - dot(tj, wj)
-        cdata[k, o + OUT_FORCE] = f[0]
-        cdata[k, o + OUT_FORCE + 1] = f[1]
-        cdata[k, o + OUT_FORCE + 2] = f[2]
-        cdata[k, o + OUT_TORQUE_I] = ti[0]
-        cdata[k, o + OUT_TORQUE_I + 1] = ti[1]
-        cdata[k, o + OUT_TORQUE_I + 2] = ti[2]
-        cdata[k, o + OUT_TORQUE_J] = tj[0]
-        cdata[k, o + OUT_TORQUE_J + 1] = tj[1]
-        cdata[k, o + OUT_TORQUE_J + 2] = tj[2]
-        cdata[k, o + OUT_ELASTIC] = energy
-        cdata[k, o + OUT_DISSIPATION] = diss
-        cdata[k, o + OUT_BOUNDARY] = -work * dt
-        cdata[k, o + OUT_ACTIVE] = 1.0 if active else 0.0
-        if active and geom.overlap > overlap_limit * rmin:
-            flags[FLAG_OVERLAP] = 1
-        if not (math.isfinite(f[0]) and math.isfinite(f[1]) and math.isfinite(f[2]) and math.isfinite(ti[0])
-                and math.isfinite(ti[1]) and math.isfinite(ti[2]) and math.isfinite(tj[0]) and math.isfinite(tj[1])
-                and math.isfinite(tj[2])):
-            flags[FLAG_FORCE_NAN] = 1
-        if not ok:
-            flags[FLAG_STATE_NAN] = 1
-
-
-@pkernel
-def pair_forces(n_pairs, pair_i, pair_j, pos, vel, angvel, mid_vel, mid_angvel, radius, inv_mass, fixed,
-                material, wall_point, wall_normal, wall_vel, wall_material, table, cdata, n_hist, dt,
-                overlap_limit, flags):
-    """Evaluate the law on every candidate pair and store force, torques and energies per pair.
-
-    ``vel``/``angvel``: velocities at the force time (predicted); ``mid_vel``/``mid_angvel``: at
-    the middle of the step that just ended (they give the exact displacement increments).  ``dt``
-    is that step (0 for an evaluation that must not advance history).  Row ``k`` of ``cdata``
-    holds the history (first ``n_hist`` columns) and the outputs of pair k.
-    """
-    for c in prange((n_pairs + CHUNK - 1) // CHUNK):
-        _pairs_chunk(c * CHUNK, min((c + 1) * CHUNK, n_pairs), pair_i, pair_j, pos, vel, angvel, mid_vel,
-                     mid_angvel, radius, inv_mass, fixed, material, wall_point, wall_normal, wall_vel,
-                     wall_material, table, cdata, n_hist, dt, overlap_limit, flags)
-
-
-@kernel
-def _reduce_chunk(p0, p1, i_start, j_start, j_pairs, cdata, n_hist, mass, inv_mass, inv_inertia, gravity,
-                  pos, vel, angvel, force, torque, dissipated, boundary_work, ref_pos, kick_dt, next_dt,
-                  half_skin, flags):
-    o = n_hist
-    h = 0.5 * kick_dt
-    hs2 = half_skin * half_skin
-    for p in range(p0, p1):
-        im = inv_mass[p]
         fx = 0.0
         fy = 0.0
         fz = 0.0
-        if im > 0.0:
-            fx = mass[p] * gravity[0]
-            fy = mass[p] * gravity[1]
-            fz = mass[p] * gravity[2]
         tx = 0.0
         ty = 0.0
         tz = 0.0
-        diss = 0.0
-        work = 0.0
-        for k in range(i_start[p], i_start[p + 1]):
-            row = cdata[k]
-            fx += row[o + OUT_FORCE]
-            fy += row[o + OUT_FORCE + 1]
-            fz += row[o + OUT_FORCE + 2]
-            tx += row[o + OUT_TORQUE_I]
-            ty += row[o + OUT_TORQUE_I + 1]
-            tz += row[o + OUT_TORQUE_I + 2]
-            diss += row[o + OUT_DISSIPATION]
-            work += row[o + OUT_BOUNDARY]
+        diss_sum = 0.0
+        work_sum = 0.0
+        for k in range(i_start[i], i_start[i + 1]):
+            j = pair_j[k]
+            if j < n_s:
+                rj = radius[j]
+                reach = ri + rj + LAW_RANGE
+                dx = pos[j, 0] - xi[0]
+                dy = pos[j, 1] - xi[1]
+                dz = pos[j, 2] - xi[2]
+                if dx * dx + dy * dy + dz * dz >= reach * reach:
+                    _clear_pair(hist, out, status, k)
+                    continue
+                # (sphere i's velocities are read per contact, after the cheap distance test)
+                vi = (vel[i, 0], vel[i, 1], vel[i, 2])
+                wi = (angvel[i, 0], angvel[i, 1], angvel[i, 2])
+                mvi = (mid_vel[i, 0], mid_vel[i, 1], mid_vel[i, 2])
+                mwi = (mid_angvel[i, 0], mid_angvel[i, 1], mid_angvel[i, 2])
+                inv_mi = inv_mass[i]
+                vj = (vel[j, 0], vel[j, 1], vel[j, 2])
+                wj = (angvel[j, 0], angvel[j, 1], angvel[j, 2])
+                geom, ok = sphere_sphere(xi, (pos[j, 0], pos[j, 1], pos[j, 2]), ri, rj, inv_mi, inv_mass[j],
+                                         vi, vj, wi, wj, mvi, (mid_vel[j, 0], mid_vel[j, 1], mid_vel[j, 2]),
+                                         mwi, (mid_angvel[j, 0], mid_angvel[j, 1], mid_angvel[j, 2]), dt)
+                mj = material[j]
+                rmin = min(ri, rj)
+                j_driven = fixed[j]
+            else:
+                w = j - n_s
+                wn = (wall_normal[w, 0], wall_normal[w, 1], wall_normal[w, 2])
+                wp = (wall_point[w, 0], wall_point[w, 1], wall_point[w, 2])
+                if dot(sub(xi, wp), wn) - ri >= LAW_RANGE:
+                    _clear_pair(hist, out, status, k)
+                    continue
+                vi = (vel[i, 0], vel[i, 1], vel[i, 2])
+                wi = (angvel[i, 0], angvel[i, 1], angvel[i, 2])
+                mvi = (mid_vel[i, 0], mid_vel[i, 1], mid_vel[i, 2])
+                mwi = (mid_angvel[i, 0], mid_angvel[i, 1], mid_angvel[i, 2])
+                inv_mi = inv_mass[i]
+                vj = (wall_vel[w, 0], wall_vel[w, 1], wall_vel[w, 2])
+                wj = (0.0, 0.0, 0.0)
+                geom, ok = sphere_wall(xi, ri, inv_mi, vi, wi, mvi, mwi, wp, wn, vj, dt)
+                mj = wall_material[w]
+                rmin = ri
+                j_driven = True
+            f, m, energy, diss, active = LAW(geom, table[material[i], mj], hist[k], dt)
+            if not active:
+                # an inactive contact exerts nothing (the law's history row is kept as it wrote it)
+                if status[k] != INACTIVE:
+                    for c in range(out.shape[1]):
+                        out[k, c] = 0.0
+                    status[k] = INACTIVE
+                continue
+            ti = add(cross(geom.branch_i, f), m)
+            tj = scale(-1.0, add(cross(geom.branch_j, f), m))
+            # work done on the system by driven bodies (fixed spheres, walls) during this step
+            work = 0.0
+            if fixed[i]:
+                work += dot(f, vi) + dot(ti, wi)
+            if j_driven:
+                work -= dot(f, vj) - dot(tj, wj)
+            out[k, OUT_FORCE] = f[0]
+            out[k, OUT_FORCE + 1] = f[1]
+            out[k, OUT_FORCE + 2] = f[2]
+            out[k, OUT_TORQUE_J] = tj[0]
+            out[k, OUT_TORQUE_J + 1] = tj[1]
+            out[k, OUT_TORQUE_J + 2] = tj[2]
+            out[k, OUT_ELASTIC] = energy
+            status[k] = ACTIVE
+            fx += f[0]
+            fy += f[1]
+            fz += f[2]
+            tx += ti[0]
+            ty += ti[1]
+            tz += ti[2]
+            diss_sum += diss
+            work_sum -= work * dt
+            if geom.overlap > overlap_limit * rmin:
+                flags[FLAG_OVERLAP] = 1
+            if not ok:
+                flags[FLAG_STATE_NAN] = 1
+        owner[i, 0] = fx
+        owner[i, 1] = fy
+        owner[i, 2] = fz
+        owner[i, 3] = tx
+        owner[i, 4] = ty
+        owner[i, 5] = tz
+        owner[i, 6] = diss_sum
+        owner[i, 7] = work_sum
+
+
+@pkernel
+def pair_forces(i_start, pair_j, pos, vel, angvel, mid_vel, mid_angvel, radius, inv_mass, fixed,
+                material, wall_point, wall_normal, wall_vel, wall_material, table, hist, out, status, owner, dt,
+                overlap_limit, flags):
+    """Evaluate the law on every candidate pair: per-sphere sums of the owner's side in ``owner``
+    (force, torque, dissipation, boundary work of the step), the partner's side per pair in ``out``.
+
+    ``vel``/``angvel``: velocities at the force time (predicted); ``mid_vel``/``mid_angvel``: at
+    the middle of the step that just ended (they give the exact displacement increments).  ``dt``
+    is that step (0 for an evaluation that must not advance history).  ``hist[k]`` is the law's
+    history of pair ``k``, ``out[k]`` its outputs (columns in ``layout``), ``status[k]`` ACTIVE,
+    INACTIVE or CLEARED.  A non-finite force shows up as a non-finite velocity in
+    :func:`reduce_kick`, which flags it; the launcher then names the contact.
+    """
+    n = pos.shape[0]
+    for c in prange((n + PAIR_CHUNK - 1) // PAIR_CHUNK):
+        _pairs_chunk(c * PAIR_CHUNK, min((c + 1) * PAIR_CHUNK, n), i_start, pair_j, pos, vel, angvel, mid_vel,
+                     mid_angvel, radius, inv_mass, fixed, material, wall_point, wall_normal, wall_vel,
+                     wall_material, table, hist, out, status, owner, dt, overlap_limit, flags)
+
+
+@kernel
+def _reduce_chunk(p0, p1, j_start, j_pairs, out, owner, mass, inv_mass, inv_inertia, gravity, pos, vel, angvel,
+                  quat, force, torque, vel_pred, angvel_pred, dissipated, boundary_work, ref_pos, kick_dt,
+                  drift_dt, half_skin, flags):
+    h = 0.5 * kick_dt
+    for p in range(p0, p1):
+        im = inv_mass[p]
+        fx = owner[p, 0]
+        fy = owner[p, 1]
+        fz = owner[p, 2]
+        if im > 0.0:
+            fx += mass[p] * gravity[0]
+            fy += mass[p] * gravity[1]
+            fz += mass[p] * gravity[2]
+        tx = owner[p, 3]
+        ty = owner[p, 4]
+        tz = owner[p, 5]
+        # inactive pairs have zero outputs: adding them is cheaper than testing their status
         for q in range(j_start[p], j_start[p + 1]):
-            row = cdata[j_pairs[q]]
-            fx -= row[o + OUT_FORCE]
-            fy -= row[o + OUT_FORCE + 1]
-            fz -= row[o + OUT_FORCE + 2]
-            tx += row[o + OUT_TORQUE_J]
-            ty += row[o + OUT_TORQUE_J + 1]
-            tz += row[o + OUT_TORQUE_J + 2]
+            k = j_pairs[q]
+            fx -= out[k, OUT_FORCE]
+            fy -= out[k, OUT_FORCE + 1]
+            fz -= out[k, OUT_FORCE + 2]
+            tx += out[k, OUT_TORQUE_J]
+            ty += out[k, OUT_TORQUE_J + 1]
+            tz += out[k, OUT_TORQUE_J + 2]
         force[p, 0] = fx
         force[p, 1] = fy
         force[p, 2] = fz
         torque[p, 0] = tx
         torque[p, 1] = ty
         torque[p, 2] = tz
-        dissipated[p] += diss
-        boundary_work[p] += work
+        dissipated[p] += owner[p, 6]
+        boundary_work[p] += owner[p, 7]
         ii = inv_inertia[p]
         vx = vel[p, 0] + h * fx * im
         vy = vel[p, 1] + h * fy * im
@@ -274,92 +329,103 @@ def _reduce_chunk(p0, p1, i_start, j_start, j_pairs, cdata, n_hist, mass, inv_ma
         angvel[p, 0] += h * tx * ii
         angvel[p, 1] += h * ty * ii
         angvel[p, 2] += h * tz * ii
-        if not (math.isfinite(pos[p, 0]) and math.isfinite(pos[p, 1]) and math.isfinite(pos[p, 2])
-                and math.isfinite(vx) and math.isfinite(vy) and math.isfinite(vz)
-                and math.isfinite(angvel[p, 0]) and math.isfinite(angvel[p, 1]) and math.isfinite(angvel[p, 2])):
+        # one test for all: a NaN or an infinity anywhere makes the sum non-finite (a false alarm
+        # needs velocities near 1e308, where the launcher's diagnosis finds the sphere anyway);
+        # positions only change through these velocities
+        if not math.isfinite(vx + vy + vz + angvel[p, 0] + angvel[p, 1] + angvel[p, 2] + pos[p, 0] + pos[p, 1]
+                             + pos[p, 2]):
             flags[FLAG_STATE_NAN] = 1
-        # displacement during the next step (drift with v(n+1/2) of that step)
-        hn = 0.5 * next_dt
-        sx = next_dt * (vx + hn * fx * im)
-        sy = next_dt * (vy + hn * fy * im)
-        sz = next_dt * (vz + hn * fz * im)
-        dx = pos[p, 0] + sx - ref_pos[p, 0]
-        dy = pos[p, 1] + sy - ref_pos[p, 1]
-        dz = pos[p, 2] + sz - ref_pos[p, 2]
-        if dx * dx + dy * dy + dz * dz > hs2:
-            flags[FLAG_REBUILD] = 1
-            if sx * sx + sy * sy + sz * sz > hs2:
-                flags[FLAG_FAST] = 1
+        if drift_dt > 0.0:
+            _kick_drift_one(p, drift_dt, pos, vel, angvel, quat, force, torque, inv_mass, inv_inertia, vel_pred,
+                            angvel_pred, ref_pos, half_skin, flags)
 
 
 @pkernel
-def reduce_kick(i_start, j_start, j_pairs, cdata, n_hist, mass, inv_mass, inv_inertia, gravity,
-                pos, vel, angvel, force, torque, dissipated, boundary_work, ref_pos, kick_dt,
-                next_dt, half_skin, flags):
-    """Sum contact forces per sphere (fixed order), add gravity, finish the step's kick.
+def reduce_kick(j_start, j_pairs, out, owner, mass, inv_mass, inv_inertia, gravity, pos, vel, angvel, quat,
+                force, torque, vel_pred, angvel_pred, dissipated, boundary_work, ref_pos, kick_dt, drift_dt,
+                half_skin, flags):
+    """Total force and torque per sphere: its own side (``owner``, from :func:`pair_forces`) plus
+    the partner sides of the contacts where it is ``j`` (a CSR over the pair list, fixed order: no
+    atomics, the same bits at any thread count), plus gravity; finish the step's kick.  Then, if
+    ``drift_dt > 0``, start the next step right away (its half kick, drift and skin check: the same
+    arithmetic as :func:`kick_drift`, one pass over the spheres fewer).
 
-    ``kick_dt`` is the step's dt (0 for a force evaluation without a kick).  ``next_dt`` is the dt
-    of the next step, used to predict whether a sphere would leave the skin during it.
+    ``kick_dt`` is the step's dt (0 for a force evaluation without a kick).
     """
     n = pos.shape[0]
     for c in prange((n + CHUNK - 1) // CHUNK):
-        _reduce_chunk(c * CHUNK, min((c + 1) * CHUNK, n), i_start, j_start, j_pairs, cdata, n_hist, mass,
-                      inv_mass, inv_inertia, gravity, pos, vel, angvel, force, torque, dissipated,
-                      boundary_work, ref_pos, kick_dt, next_dt, half_skin, flags)
+        _reduce_chunk(c * CHUNK, min((c + 1) * CHUNK, n), j_start, j_pairs, out, owner, mass, inv_mass,
+                      inv_inertia, gravity, pos, vel, angvel, quat, force, torque, vel_pred, angvel_pred,
+                      dissipated, boundary_work, ref_pos, kick_dt, drift_dt, half_skin, flags)
 
 
 @kernel
-def _walls_need_rebuild(wall_point, wall_vel, wall_normal, wall_ref, next_dt, half_skin):
+def _move_walls(wall_point, wall_vel, wall_normal, wall_ref, dt, half_skin, flags):
+    """Translate the walls by one step and flag a rebuild if one left half the skin."""
     for w in range(wall_point.shape[0]):
         s = 0.0
         for d in range(3):
-            s += (wall_point[w, d] + next_dt * wall_vel[w, d] - wall_ref[w, d]) * wall_normal[w, d]
+            wall_point[w, d] += dt * wall_vel[w, d]
+            s += (wall_point[w, d] - wall_ref[w, d]) * wall_normal[w, d]
         if abs(s) > half_skin:
+            flags[FLAG_REBUILD] = 1
+
+
+@jit
+def _raised(flags):
+    for f in range(flags.shape[0]):
+        if flags[f] != 0:
             return True
     return False
 
 
 @kernel
-def advance(n_steps, dt, pos, vel, angvel, quat, force, torque, vel_pred, angvel_pred,
+def advance(n_steps, dt, resume, pos, vel, angvel, quat, force, torque, vel_pred, angvel_pred,
             radius, mass, inv_mass, inv_inertia, fixed, material, gravity,
             wall_point, wall_normal, wall_vel, wall_material, wall_ref,
-            n_pairs, pair_i, pair_j, i_start, j_start, j_pairs, cdata, n_hist, table,
+            i_start, pair_j, j_start, j_pairs, hist, out, status, owner, table,
             dissipated, boundary_work, ref_pos, half_skin, overlap_limit, flags):
-    """Take up to ``n_steps`` steps of size ``dt``; return how many were taken.
+    """Take up to ``n_steps`` steps of size ``dt``; return ``(steps_completed, mid_step)``.
 
-    Stops early, after a complete step, when a flag is raised: an error, or a neighbour-list
-    rebuild needed before the next step (the launcher rebuilds and calls again).
+    Each step's second half (reduction, kick) is fused with the next step's first half (kick,
+    drift).  The call returns early when a flag is raised: after an error, or when the drift has
+    taken a sphere or a wall beyond half the skin, in which case the state is in the middle of a
+    step (``mid_step`` True: positions advanced, forces not yet evaluated); the launcher rebuilds
+    the neighbour list and calls again with ``resume=True``.  Otherwise the call ends on a step
+    boundary.
     """
+    if n_steps == 0:
+        return 0, resume
+    if not resume:
+        kick_drift(dt, pos, vel, angvel, quat, force, torque, inv_mass, inv_inertia, vel_pred, angvel_pred,
+                   ref_pos, half_skin, flags)
+        _move_walls(wall_point, wall_vel, wall_normal, wall_ref, dt, half_skin, flags)
+        if _raised(flags):
+            return 0, True
     for s in range(n_steps):
-        kick_drift(dt, pos, vel, angvel, quat, force, torque, inv_mass, inv_inertia, vel_pred, angvel_pred)
-        for w in range(wall_point.shape[0]):
-            for d in range(3):
-                wall_point[w, d] += dt * wall_vel[w, d]
-        pair_forces(n_pairs, pair_i, pair_j, pos, vel_pred, angvel_pred, vel, angvel, radius, inv_mass, fixed,
-                    material, wall_point, wall_normal, wall_vel, wall_material, table, cdata, n_hist, dt,
+        pair_forces(i_start, pair_j, pos, vel_pred, angvel_pred, vel, angvel, radius, inv_mass, fixed,
+                    material, wall_point, wall_normal, wall_vel, wall_material, table, hist, out, status, owner, dt,
                     overlap_limit, flags)
-        reduce_kick(i_start, j_start, j_pairs, cdata, n_hist, mass, inv_mass, inv_inertia, gravity,
-                    pos, vel, angvel, force, torque, dissipated, boundary_work, ref_pos, dt, dt,
-                    half_skin, flags)
-        if _walls_need_rebuild(wall_point, wall_vel, wall_normal, wall_ref, dt, half_skin):
-            flags[FLAG_REBUILD] = 1
-        for f in range(flags.shape[0]):
-            if flags[f] != 0:
-                return s + 1
-    return n_steps
+        last = s == n_steps - 1
+        reduce_kick(j_start, j_pairs, out, owner, mass, inv_mass, inv_inertia, gravity, pos, vel, angvel, quat,
+                    force, torque, vel_pred, angvel_pred, dissipated, boundary_work, ref_pos, dt,
+                    0.0 if last else dt, half_skin, flags)
+        if not last:
+            _move_walls(wall_point, wall_vel, wall_normal, wall_ref, dt, half_skin, flags)
+        if _raised(flags):
+            return s + 1, not last
+    return n_steps, False
 
 
 @kernel
-def evaluate_forces(pos, vel, angvel, force, torque, radius, mass, inv_mass, inv_inertia, fixed, material,
-                    gravity, wall_point, wall_normal, wall_vel, wall_material, wall_ref,
-                    n_pairs, pair_i, pair_j, i_start, j_start, j_pairs, cdata, n_hist, table,
-                    dissipated, boundary_work, ref_pos, next_dt, half_skin, overlap_limit, flags):
+def evaluate_forces(pos, vel, angvel, quat, force, torque, vel_pred, angvel_pred, radius, mass, inv_mass,
+                    inv_inertia, fixed, material, gravity, wall_point, wall_normal, wall_vel, wall_material,
+                    i_start, pair_j, j_start, j_pairs, hist, out, status, owner, table,
+                    dissipated, boundary_work, ref_pos, half_skin, overlap_limit, flags):
     """Forces and torques at the current state without advancing anything (start of a run)."""
-    pair_forces(n_pairs, pair_i, pair_j, pos, vel, angvel, vel, angvel, radius, inv_mass, fixed, material,
-                wall_point, wall_normal, wall_vel, wall_material, table, cdata, n_hist, 0.0,
+    pair_forces(i_start, pair_j, pos, vel, angvel, vel, angvel, radius, inv_mass, fixed, material,
+                wall_point, wall_normal, wall_vel, wall_material, table, hist, out, status, owner, 0.0,
                 overlap_limit, flags)
-    reduce_kick(i_start, j_start, j_pairs, cdata, n_hist, mass, inv_mass, inv_inertia, gravity,
-                pos, vel, angvel, force, torque, dissipated, boundary_work, ref_pos, 0.0, next_dt,
-                half_skin, flags)
-    if _walls_need_rebuild(wall_point, wall_vel, wall_normal, wall_ref, next_dt, half_skin):
-        flags[FLAG_REBUILD] = 1
+    reduce_kick(j_start, j_pairs, out, owner, mass, inv_mass, inv_inertia, gravity, pos, vel, angvel, quat,
+                force, torque, vel_pred, angvel_pred, dissipated, boundary_work, ref_pos, 0.0, 0.0, half_skin,
+                flags)

@@ -1,36 +1,49 @@
-"""Column layout of the per-contact data array and the status flags shared by kernels and launcher.
+"""Per-contact array layout and the status flags shared by the kernels and the launcher.
 
-Per-contact data live in one float64 array ``cdata`` of shape (capacity, H + N_OUT), one row per
-candidate pair of the neighbour list (``H`` = the law's history size).  The first ``H`` columns
-are the law's history; the rest are written by the force kernel at every step.  Keeping them in
-one row means a neighbour-list rebuild moves a contact's history and outputs together.
+Each candidate pair ``k`` of the neighbour list owns:
+
+* ``hist[k]``: the law's history (``H`` floats, at least one column);
+* ``out[k]``: what the force kernel wrote at the last evaluation for the partner ``j`` and for
+  output (columns below); the owner ``i``'s side is summed per sphere into ``owner[i]``;
+* ``status[k]``: ``ACTIVE`` (a contact that exerts force), ``INACTIVE`` (the law said no contact;
+  outputs are zero) or ``CLEARED`` (the pair is beyond the law's range; history and outputs are
+  zero and need not be written again while it stays apart).
+
+A neighbour-list rebuild carries all three to the pair's new index.  The torque on ``i`` is not
+stored: ``torque_i + torque_j = (x_j - x_i) x force`` for two spheres (the branch vectors differ by
+the centre distance), and ``torque_i = b_i x force - torque_j`` for a wall.
 """
 from __future__ import annotations
 
 __all__ = [
-    "OUT_FORCE", "OUT_TORQUE_I", "OUT_TORQUE_J", "OUT_ELASTIC", "OUT_DISSIPATION",
-    "OUT_BOUNDARY", "OUT_ACTIVE", "N_OUT", "CLEARED",
+    "OUT_FORCE", "OUT_TORQUE_J", "OUT_ELASTIC", "N_OUT", "OWN_FORCE", "OWN_TORQUE", "OWN_DISSIPATION",
+    "OWN_BOUNDARY", "N_OWN",
+    "ACTIVE", "INACTIVE", "CLEARED",
     "FLAG_REBUILD", "FLAG_OVERLAP", "FLAG_FORCE_NAN", "FLAG_STATE_NAN", "FLAG_FAST", "N_FLAGS",
 ]
 
-# offsets after the history columns
-OUT_FORCE = 0        # 3 columns: force on i, N, global frame
-OUT_TORQUE_I = 3     # 3 columns: torque on i about its centre, N m
-OUT_TORQUE_J = 6     # 3 columns: torque on j about its centre, N m (walls: unused)
-OUT_ELASTIC = 9      # elastic energy stored in the contact, J
-OUT_DISSIPATION = 10  # energy dissipated during the last step, J
-OUT_BOUNDARY = 11    # work done on the free body by a driven body during the last step, J
-OUT_ACTIVE = 12      # 1.0 when the law reports an active contact, 0.0 when not, CLEARED (see below)
-N_OUT = 13
+# columns of out (the side of the contact that the owner i does not sum itself)
+OUT_FORCE = 0        # 3 columns: force on i, N, global frame (j receives the opposite)
+OUT_TORQUE_J = 3     # 3 columns: torque on j about its centre, N m (for a wall: minus the couple)
+OUT_ELASTIC = 6      # elastic energy stored in the contact, J
+N_OUT = 7
 
-#: OUT_ACTIVE value of a row the engine has zeroed (a pair beyond the law's range): the row is all
-#: zeros but this column, so the force kernel need not write it again while the pair stays apart
-CLEARED = -1.0
+# columns of owner (per sphere: the sums over the contacts it owns, written by the pair kernel)
+OWN_FORCE = 0        # 3 columns, N
+OWN_TORQUE = 3       # 3 columns, N m
+OWN_DISSIPATION = 6  # J, during the last step
+OWN_BOUNDARY = 7     # J, work done on the spheres by driven bodies during the last step
+N_OWN = 8
+
+# values of status (int8)
+ACTIVE = 1
+INACTIVE = 0
+CLEARED = -1
 
 # status flags (int64 array of length N_FLAGS)
 FLAG_REBUILD = 0     # a sphere or wall would leave the skin during the next step
 FLAG_OVERLAP = 1     # an overlap exceeds the allowed fraction of the smaller radius
-FLAG_FORCE_NAN = 2   # a contact force or torque is not finite
+FLAG_FORCE_NAN = 2   # a contact force or torque is not finite (found by the launcher's diagnosis)
 FLAG_STATE_NAN = 3   # a position, velocity or angular velocity is not finite
 FLAG_FAST = 4        # a sphere moves more than half the skin in one step
 N_FLAGS = 5

@@ -25,7 +25,7 @@ from .reporter import Reporter
 
 __all__ = ["save_checkpoint", "load_checkpoint", "CheckpointReporter", "FORMAT_VERSION"]
 
-FORMAT_VERSION = 1
+FORMAT_VERSION = 2
 
 _MODEL_ARRAYS = ("radius", "mass", "inv_mass", "inertia", "inv_inertia", "material", "fixed", "wall_normal",
                  "wall_material", "gravity")
@@ -40,11 +40,9 @@ def save_checkpoint(sim, path) -> Path:
         path = path.with_name(path.name + ".npz")
     path.parent.mkdir(parents=True, exist_ok=True)
     t = sim.table
-    n = t.n_pairs
     arrays = {f"model_{k}": getattr(sim.model, k) for k in _MODEL_ARRAYS}
     arrays.update({f"state_{k}": getattr(sim.state, k) for k in _STATE_ARRAYS})
-    arrays.update(table_pair_i=t.pair_i[:n], table_pair_j=t.pair_j[:n], table_rows=t.rows[:n],
-                  table_ref_pos=t.ref_pos, table_wall_ref=t.wall_ref)
+    arrays.update({f"table_{k}": v for k, v in t.saved().items()})
     meta = {
         "format": "contactlab-checkpoint",
         "version": FORMAT_VERSION,
@@ -102,9 +100,8 @@ def load_checkpoint(path, *, threads: int | None = None):
                   step=int(meta["step"]))
     contact_model = model_from_dict(meta["contact_model"])
     sim = Simulation.__new__(Simulation)
-    table_data = dict(pair_i=data["table_pair_i"], pair_j=data["table_pair_j"], rows=data["table_rows"],
-                      ref_pos=data["table_ref_pos"], wall_ref=data["table_wall_ref"], skin=meta["skin"],
-                      builds=meta["builds"])
+    table_data = {k: data[f"table_{k}"] for k in ("pair_i", "pair_j", "hist", "out", "status", "ref_pos", "wall_ref")}
+    table_data.update(skin=meta["skin"], builds=meta["builds"])
     sim._setup(model, state, contact_model, dt=meta["dt"], skin=meta["skin"], max_overlap=meta["max_overlap"],
                initial_overlap_tolerance=meta["initial_overlap_tolerance"],
                threads=threads if threads is not None else meta["threads"], check_initial=False,

@@ -40,7 +40,7 @@ __all__ = ["HertzMindlin", "law", "reference_law", "effective_moduli"]
 INTERACTION_RANGE = 0.0
 
 # pair-table columns
-E_STAR, G_STAR, MU, MU_ROLL, DAMPING = range(5)
+E_STAR, G_STAR, MU, MU_ROLL, DAMPING, ROOT_T_OVER_N = range(6)
 
 
 @jit
@@ -63,7 +63,9 @@ def law(g, p, hist, dt):
     root = math.sqrt(g.radius * delta)
     s_n = 2.0 * e_star * root
     f_el = (2.0 / 3.0) * s_n * delta
-    f_n = f_el + c * math.sqrt(g.mass * s_n) * rate
+    # sqrt(m* S_n) and sqrt(m* S_t) from two square roots (S_t / S_n = 4 G* / E* per material pair)
+    root_ms_n = math.sqrt(g.mass * s_n)
+    f_n = f_el + c * root_ms_n * rate
     if f_n < 0.0:
         f_n = 0.0
     energy = 0.4 * f_el * delta
@@ -74,7 +76,8 @@ def law(g, p, hist, dt):
     inc_t = tangential_part(g.rel_displacement, n)
     s_t_old = hist[6]
     hist[6] = s_t
-    f_t, e_t, d_t = spring_slider(hist, 0, n, inc_t, v_t, dt, s_t, s_t_old, c * math.sqrt(g.mass * s_t), p[MU] * f_n)
+    f_t, e_t, d_t = spring_slider(hist, 0, n, inc_t, v_t, dt, s_t, s_t_old, c * root_ms_n * p[ROOT_T_OVER_N],
+                                  p[MU] * f_n)
     force = (f_t[0] - f_n * n[0], f_t[1] - f_n * n[1], f_t[2] - f_n * n[2])
     energy += e_t
     diss += d_t
@@ -82,10 +85,10 @@ def law(g, p, hist, dt):
     mu_r = p[MU_ROLL]
     if mu_r > 0.0:
         w_r = tangential_part(g.rel_angular_velocity, n)
-        k_r = s_t * g.radius * g.radius
+        r2 = g.radius * g.radius
         inc_r = tangential_part(g.rel_rotation, n)
-        k_r_old = s_t_old * g.radius * g.radius
-        couple, e_r, d_r = spring_slider(hist, 3, n, inc_r, w_r, dt, k_r, k_r_old, 0.0, mu_r * g.radius * f_n)
+        couple, e_r, d_r = spring_slider(hist, 3, n, inc_r, w_r, dt, s_t * r2, s_t_old * r2, 0.0,
+                                         mu_r * g.radius * f_n)
         energy += e_r
         diss += d_r
     return force, couple, energy, diss, True
@@ -130,7 +133,7 @@ class HertzMindlin(ContactModel):
         HistoryField("rolling_rotation", 3, "rad", "elastic relative rotation of the rolling spring"),
         HistoryField("tangential_stiffness", 1, "N/m", "Mindlin stiffness S_t of the last step"),
     )
-    pair_fields = ("e_star", "g_star", "friction", "rolling_friction", "damping")
+    pair_fields = ("e_star", "g_star", "friction", "rolling_friction", "damping", "root_st_over_sn")
     # the limit is taken at the largest allowed overlap; typical overlaps are far smaller and softer
     default_dt_fraction = 0.35
 
@@ -149,7 +152,8 @@ class HertzMindlin(ContactModel):
         for a in range(m):
             for b in range(m):
                 e_star, g_star = effective_moduli(materials[a], materials[b])
-                table[a, b] = (e_star, g_star, self.friction, self.rolling_friction, self._damping)
+                table[a, b] = (e_star, g_star, self.friction, self.rolling_friction, self._damping,
+                               math.sqrt(4.0 * g_star / e_star))
         return table
 
     def stability_limit(self, case: PairCase) -> float:

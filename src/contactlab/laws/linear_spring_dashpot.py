@@ -27,7 +27,7 @@ __all__ = ["LinearSpringDashpot", "law", "reference_law"]
 #: gap (m) up to which the engine hands a pair to the law; farther pairs are reset (history zero)
 INTERACTION_RANGE = 0.0
 
-STIFFNESS, T_STIFFNESS, MU, MU_ROLL, ZETA = range(5)
+STIFFNESS, T_STIFFNESS, MU, MU_ROLL, ZETA, ROOT_K, ROOT_KT = range(7)
 
 
 @jit
@@ -44,7 +44,8 @@ def law(g, p, hist, dt):
     zeta = p[ZETA]
     rate = -dot(g.rel_velocity, n)
     f_el = k * delta
-    f_n = f_el + 2.0 * zeta * math.sqrt(k * g.mass) * rate
+    root_m = math.sqrt(g.mass)
+    f_n = f_el + 2.0 * zeta * p[ROOT_K] * root_m * rate
     if f_n < 0.0:
         f_n = 0.0
     energy = 0.5 * k * delta * delta
@@ -52,7 +53,7 @@ def law(g, p, hist, dt):
     k_t = p[T_STIFFNESS]
     v_t = tangential_part(g.rel_velocity, n)
     inc_t = tangential_part(g.rel_displacement, n)
-    f_t, e_t, d_t = spring_slider(hist, 0, n, inc_t, v_t, dt, k_t, k_t, 2.0 * zeta * math.sqrt(k_t * g.mass), p[MU] * f_n)
+    f_t, e_t, d_t = spring_slider(hist, 0, n, inc_t, v_t, dt, k_t, k_t, 2.0 * zeta * p[ROOT_KT] * root_m, p[MU] * f_n)
     force = (f_t[0] - f_n * n[0], f_t[1] - f_n * n[1], f_t[2] - f_n * n[2])
     energy += e_t
     diss += d_t
@@ -103,7 +104,8 @@ class LinearSpringDashpot(ContactModel):
         HistoryField("tangential_displacement", 3, "m", "elastic tangential displacement xi"),
         HistoryField("rolling_rotation", 3, "rad", "elastic relative rotation of the rolling spring"),
     )
-    pair_fields = ("stiffness", "tangential_stiffness", "friction", "rolling_friction", "damping_ratio")
+    pair_fields = ("stiffness", "tangential_stiffness", "friction", "rolling_friction", "damping_ratio",
+                   "root_stiffness", "root_tangential_stiffness")
     # the stiffness is the same at every overlap (unlike Hertz, whose limit is taken at the largest
     # allowed overlap), and the dashpot switches on at first touch: ~15 steps per contact by default
     default_dt_fraction = 0.15
@@ -120,8 +122,9 @@ class LinearSpringDashpot(ContactModel):
 
     def pair_table(self, materials):
         m = len(materials)
-        row = (self.stiffness, self.stiffness * self.tangential_stiffness_ratio, self.friction,
-               self.rolling_friction, self._zeta)
+        k_t = self.stiffness * self.tangential_stiffness_ratio
+        row = (self.stiffness, k_t, self.friction, self.rolling_friction, self._zeta, math.sqrt(self.stiffness),
+               math.sqrt(k_t))
         return np.broadcast_to(np.array(row, dtype=float), (m, m, len(row))).copy()
 
     def stability_limit(self, case: PairCase) -> float:

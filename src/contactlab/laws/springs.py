@@ -33,7 +33,7 @@ from __future__ import annotations
 import math
 
 from .._jit import jit
-from ..vec import axpy, dot, norm, scale, tangential_part
+from ..vec import axpy, dot, scale, tangential_part
 
 __all__ = ["spring_slider"]
 
@@ -60,19 +60,19 @@ def spring_slider(hist, h0, normal, increment, rate, dt, k, k_old, gamma, limit)
     (f, stored_energy, dissipation) : 3-tuple (N or N m), J, J
     """
     xi = (hist[h0], hist[h0 + 1], hist[h0 + 2])
-    old = norm(xi)
-    if old > 0.0:
+    old2 = dot(xi, xi)
+    if old2 > 0.0:
+        # rotate into the tangent plane keeping the length, and rescale for the stiffness change
         xi = tangential_part(xi, normal)
-        new = norm(xi)
-        xi = scale(old / new, xi) if new > 0.0 else scale(0.0, xi)
-        if k_old > 0.0 and k_old != k:
-            xi = scale(math.sqrt(k_old / k), xi)
+        new2 = dot(xi, xi)
+        ratio = k_old / k if k_old > 0.0 else 1.0
+        xi = scale(math.sqrt(old2 * ratio / new2), xi) if new2 > 0.0 else scale(0.0, xi)
     stored_old = 0.5 * k * dot(xi, xi)
     xi = axpy(1.0, increment, xi)
     f = axpy(k, xi, scale(gamma, rate))
-    fmag = norm(f)
-    if fmag > limit:
-        f = scale(limit / fmag, f)
+    f2 = dot(f, f)
+    if f2 > limit * limit:
+        f = scale(limit / math.sqrt(f2), f)
         xi = scale(1.0 / k, f)
         stored = 0.5 * k * dot(xi, xi)
         diss = dot(f, rate) * dt - (stored - stored_old)

@@ -20,7 +20,7 @@ from numba import prange
 
 from .._jit import jit, kernel, pkernel
 
-__all__ = ["build_pairs", "remap_rows", "transpose_pairs", "grid_for"]
+__all__ = ["build_pairs", "remap_pairs", "transpose_pairs", "grid_for"]
 
 CHUNK = 128  # spheres per chunk of the parallel loops
 
@@ -231,8 +231,8 @@ def transpose_pairs(n_spheres, n_pairs, pair_j):
 
 
 @kernel
-def _remap_chunk(k0, k1, new_i, new_j, old_i_start, old_j, old_rows, new_rows):
-    width = new_rows.shape[1]
+def _remap_chunk(k0, k1, new_i, new_j, old_i_start, old_j, old_hist, new_hist, old_out, new_out, old_status,
+                 new_status):
     for k in range(k0, k1):
         i = new_i[k]
         j = new_j[k]
@@ -247,15 +247,24 @@ def _remap_chunk(k0, k1, new_i, new_j, old_i_start, old_j, old_rows, new_rows):
             else:
                 hi = mid
         if lo < end and old_j[lo] == j:
-            for c in range(width):
-                new_rows[k, c] = old_rows[lo, c]
+            for c in range(new_hist.shape[1]):
+                new_hist[k, c] = old_hist[lo, c]
+            for c in range(new_out.shape[1]):
+                new_out[k, c] = old_out[lo, c]
+            new_status[k] = old_status[lo]
         else:
-            for c in range(width):
-                new_rows[k, c] = 0.0
+            for c in range(new_hist.shape[1]):
+                new_hist[k, c] = 0.0
+            for c in range(new_out.shape[1]):
+                new_out[k, c] = 0.0
+            new_status[k] = 0
 
 
 @pkernel
-def remap_rows(n_new, new_i, new_j, old_i_start, old_j, old_rows, new_rows):
-    """Carry every row of the old list to the same pair ``(i, j)`` in the new list; zero new pairs."""
+def remap_pairs(n_new, new_i, new_j, old_i_start, old_j, old_hist, new_hist, old_out, new_out, old_status,
+                new_status):
+    """Carry each pair's history, outputs and status from the old list to the same pair ``(i, j)`` in
+    the new list (found by binary search); pairs new to the list start from zero."""
     for c in prange((n_new + 1023) // 1024):
-        _remap_chunk(c * 1024, min((c + 1) * 1024, n_new), new_i, new_j, old_i_start, old_j, old_rows, new_rows)
+        _remap_chunk(c * 1024, min((c + 1) * 1024, n_new), new_i, new_j, old_i_start, old_j, old_hist, new_hist,
+                     old_out, new_out, old_status, new_status)
