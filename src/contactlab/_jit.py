@@ -20,7 +20,8 @@ from __future__ import annotations
 
 import numba
 
-__all__ = ["jit", "kernel", "pkernel", "pjit", "JIT_OPTIONS", "KERNEL_OPTIONS", "PARALLEL_OPTIONS"]
+__all__ = ["jit", "kernel", "pkernel", "pjit", "JIT_OPTIONS", "KERNEL_OPTIONS", "PARALLEL_OPTIONS", "n_blocks",
+           "BLOCKS_PER_THREAD"]
 
 JIT_OPTIONS = dict(cache=False, nogil=True, error_model="numpy", fastmath=False, inline="always")
 KERNEL_OPTIONS = dict(JIT_OPTIONS, cache=True, inline="never")
@@ -50,3 +51,19 @@ def pkernel(func=None, **overrides):
 
 
 pjit = pkernel
+
+
+#: parallel loops are split into this many blocks per thread (see :func:`n_blocks`)
+BLOCKS_PER_THREAD = 8
+
+
+def n_blocks() -> int:
+    """Number of blocks a parallel loop is split into: ``BLOCKS_PER_THREAD`` per thread.
+
+    Each block is one call of a compiled function whose array arguments Numba reference-counts
+    with atomic operations on counters shared by all threads; a few large blocks keep that cost
+    negligible (one block per 64 spheres cost a sizeable part of a step).  The count is passed to
+    the kernels as an argument: calling ``numba.get_num_threads()`` inside them would make them
+    uncacheable.  Blocking never changes a result.
+    """
+    return BLOCKS_PER_THREAD * numba.get_num_threads()

@@ -8,6 +8,7 @@ from typing import Iterable
 import numba
 import numpy as np
 
+from ._jit import n_blocks
 from ._validate import as_finite, as_positive, as_vec3
 from .engine import layout
 from .engine.codegen import kernel_module
@@ -310,7 +311,7 @@ class Simulation:
             self._angvel_pred, m.radius, m.mass, m.inv_mass, m.inv_inertia, m.fixed, m.material, m.gravity,
             s.wall_points, m.wall_normal, s.wall_velocities, m.wall_material, t.i_start, t.pair_j,
             t.j_start, t.j_pairs, t.hist, t.out, t.status, self._owner, self.table_params, s.dissipated,
-            s.boundary_work, t.ref_pos, 0.5 * t.skin, self.max_overlap, self._flags)
+            s.boundary_work, t.ref_pos, 0.5 * t.skin, self.max_overlap, self._flags, n_blocks())
         self._handle_flags()
 
     def _advance(self, n_steps: int, resume: bool) -> tuple[int, bool]:
@@ -321,7 +322,7 @@ class Simulation:
             s.torques, self._vel_pred, self._angvel_pred, m.radius, m.mass, m.inv_mass, m.inv_inertia, m.fixed,
             m.material, m.gravity, s.wall_points, m.wall_normal, s.wall_velocities, m.wall_material, t.wall_ref,
             t.i_start, t.pair_j, t.j_start, t.j_pairs, t.hist, t.out, t.status, self._owner, self.table_params,
-            s.dissipated, s.boundary_work, t.ref_pos, 0.5 * t.skin, self.max_overlap, self._flags)
+            s.dissipated, s.boundary_work, t.ref_pos, 0.5 * t.skin, self.max_overlap, self._flags, n_blocks())
         return int(k), bool(mid)
 
     def _advance_steps(self, n: int) -> None:

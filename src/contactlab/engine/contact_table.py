@@ -3,6 +3,7 @@ from __future__ import annotations
 
 import numpy as np
 
+from .._jit import n_blocks
 from ..neighbors.celllist import build_pairs, remap_pairs, transpose_pairs
 from .layout import ACTIVE, N_OUT
 
@@ -55,7 +56,7 @@ class ContactTable:
         if sp_hist.shape[0] < new_i.shape[0]:
             _, _, sp_hist, sp_out, sp_status = self._empty(new_i.shape[0])
         remap_pairs(n_new, new_i, new_j, self.i_start, self.pair_j, self.hist, sp_hist, self.out, sp_out,
-                    self.status, sp_status)
+                    self.status, sp_status, n_blocks())
         self._spare = (self.pair_i, self.pair_j, self.hist, self.out, self.status)
         self.pair_i, self.pair_j, self.hist, self.out, self.status = new_i, new_j, sp_hist, sp_out, sp_status
         self.n_pairs, self.i_start = n_new, i_start

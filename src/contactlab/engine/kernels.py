@@ -24,11 +24,11 @@ accumulate the exact displacement increments ``dt v(n+1/2)``, so a stuck spring 
 
 Kernels never raise: they set flags (see :mod:`contactlab.engine.layout`) and return.
 
-Parallel loops run over fixed-size *chunks* (``prange`` over chunk numbers, a serial loop inside a
-compiled function per chunk).  Inside the serial loop the law, the narrow phase and the vector
-helpers are inlined, which makes the per-pair work as cheap as hand-written code; a ``prange``
-over single pairs calling a function per pair was measured 2-3 times slower.  Chunks never share
-an output element, so the result does not depend on the number of threads.
+Parallel loops run over *blocks* (``prange`` over block numbers, a serial loop inside a compiled
+function per block, about eight blocks per thread).  Inside the serial loop the law, the narrow
+phase and the vector helpers are inlined, which makes the per-pair work as cheap as hand-written
+code; a ``prange`` over single pairs calling a function per pair was measured 2-3 times slower.
+Blocks never share an output element, so the result does not depend on the number of threads.
 """
 from __future__ import annotations
 
@@ -50,8 +50,6 @@ from contactlab.vec import add, cross, dot, scale, sub
 
 __all__ = ["advance", "evaluate_forces", "pair_forces", "kick_drift", "reduce_kick"]
 
-CHUNK = 256  # spheres per chunk of a parallel loop
-PAIR_CHUNK = 64  # spheres per chunk of the pair loop (each brings its pairs)
 
 
 @jit
@@ -82,6 +80,18 @@ def _rotate_quaternion(q0, q1, q2, q3, wx, wy, wz, dt):
     # the rotation keeps the norm up to round-off; renormalise so that it cannot drift
     inv = 1.0 / math.sqrt(r0 * r0 + r1 * r1 + r2 * r2 + r3 * r3)
     return r0 * inv, r1 * inv, r2 * inv, r3 * inv
+
+
+@jit
+def _block_size(n, n_blocks):
+    """Items per block of a parallel loop split into about ``n_blocks`` blocks.
+
+    Each block is one call of a compiled function, whose array arguments Numba reference-counts
+    with atomic operations on counters that all threads share; few, large blocks (the launcher
+    asks for BLOCKS_PER_THREAD per thread) keep that cost negligible.  The blocking does not change
+    any result: every sphere and every pair is computed the same way in any block.
+    """
+    return max((n + n_blocks - 1) // n_blocks, 1)
 
 
 @jit
@@ -132,11 +142,12 @@ def _kick_drift_chunk(p0, p1, dt, pos, vel, angvel, quat, force, torque, inv_mas
 
 @pkernel
 def kick_drift(dt, pos, vel, angvel, quat, force, torque, inv_mass, inv_inertia, vel_pred, angvel_pred, ref_pos,
-               half_skin, flags):
+               half_skin, flags, n_blocks):
     """First half of a step for every sphere (fixed spheres just drift), with the skin check."""
     n = pos.shape[0]
-    for c in prange((n + CHUNK - 1) // CHUNK):
-        _kick_drift_chunk(c * CHUNK, min((c + 1) * CHUNK, n), dt, pos, vel, angvel, quat, force, torque,
+    b = _block_size(n, n_blocks)
+    for c in prange((n + b - 1) // b):
+        _kick_drift_chunk(c * b, min((c + 1) * b, n), dt, pos, vel, angvel, quat, force, torque,
                           inv_mass, inv_inertia, vel_pred, angvel_pred, ref_pos, half_skin, flags)
 
 
@@ -267,7 +278,7 @@ def _pairs_chunk(p0, p1, i_start, pair_j, pos, vel, angvel, mid_vel, mid_angvel,
 @pkernel
 def pair_forces(i_start, pair_j, pos, vel, angvel, mid_vel, mid_angvel, radius, inv_mass, fixed,
                 material, wall_point, wall_normal, wall_vel, wall_material, table, hist, out, status, owner, dt,
-                overlap_limit, flags):
+                overlap_limit, flags, n_blocks):
     """Evaluate the law on every candidate pair: per-sphere sums of the owner's side in ``owner``
     (force, torque, dissipation, boundary work of the step), the partner's side per pair in ``out``.
 
@@ -279,8 +290,9 @@ def pair_forces(i_start, pair_j, pos, vel, angvel, mid_vel, mid_angvel, radius, 
     :func:`reduce_kick`, which flags it; the launcher then names the contact.
     """
     n = pos.shape[0]
-    for c in prange((n + PAIR_CHUNK - 1) // PAIR_CHUNK):
-        _pairs_chunk(c * PAIR_CHUNK, min((c + 1) * PAIR_CHUNK, n), i_start, pair_j, pos, vel, angvel, mid_vel,
+    b = _block_size(n, n_blocks)
+    for c in prange((n + b - 1) // b):
+        _pairs_chunk(c * b, min((c + 1) * b, n), i_start, pair_j, pos, vel, angvel, mid_vel,
                      mid_angvel, radius, inv_mass, fixed, material, wall_point, wall_normal, wall_vel,
                      wall_material, table, hist, out, status, owner, dt, overlap_limit, flags)
 
@@ -343,7 +355,7 @@ def _reduce_chunk(p0, p1, j_start, j_pairs, out, owner, mass, inv_mass, inv_iner
 @pkernel
 def reduce_kick(j_start, j_pairs, out, owner, mass, inv_mass, inv_inertia, gravity, pos, vel, angvel, quat,
                 force, torque, vel_pred, angvel_pred, dissipated, boundary_work, ref_pos, kick_dt, drift_dt,
-                half_skin, flags):
+                half_skin, flags, n_blocks):
     """Total force and torque per sphere: its own side (``owner``, from :func:`pair_forces`) plus
     the partner sides of the contacts where it is ``j`` (a CSR over the pair list, fixed order: no
     atomics, the same bits at any thread count), plus gravity; finish the step's kick.  Then, if
@@ -353,8 +365,9 @@ def reduce_kick(j_start, j_pairs, out, owner, mass, inv_mass, inv_inertia, gravi
     ``kick_dt`` is the step's dt (0 for a force evaluation without a kick).
     """
     n = pos.shape[0]
-    for c in prange((n + CHUNK - 1) // CHUNK):
-        _reduce_chunk(c * CHUNK, min((c + 1) * CHUNK, n), j_start, j_pairs, out, owner, mass, inv_mass,
+    b = _block_size(n, n_blocks)
+    for c in prange((n + b - 1) // b):
+        _reduce_chunk(c * b, min((c + 1) * b, n), j_start, j_pairs, out, owner, mass, inv_mass,
                       inv_inertia, gravity, pos, vel, angvel, quat, force, torque, vel_pred, angvel_pred,
                       dissipated, boundary_work, ref_pos, kick_dt, drift_dt, half_skin, flags)
 
@@ -384,7 +397,7 @@ def advance(n_steps, dt, resume, pos, vel, angvel, quat, force, torque, vel_pred
             radius, mass, inv_mass, inv_inertia, fixed, material, gravity,
             wall_point, wall_normal, wall_vel, wall_material, wall_ref,
             i_start, pair_j, j_start, j_pairs, hist, out, status, owner, table,
-            dissipated, boundary_work, ref_pos, half_skin, overlap_limit, flags):
+            dissipated, boundary_work, ref_pos, half_skin, overlap_limit, flags, n_blocks):
     """Take up to ``n_steps`` steps of size ``dt``; return ``(steps_completed, mid_step)``.
 
     Each step's second half (reduction, kick) is fused with the next step's first half (kick,
@@ -398,18 +411,18 @@ def advance(n_steps, dt, resume, pos, vel, angvel, quat, force, torque, vel_pred
         return 0, resume
     if not resume:
         kick_drift(dt, pos, vel, angvel, quat, force, torque, inv_mass, inv_inertia, vel_pred, angvel_pred,
-                   ref_pos, half_skin, flags)
+                   ref_pos, half_skin, flags, n_blocks)
         _move_walls(wall_point, wall_vel, wall_normal, wall_ref, dt, half_skin, flags)
         if _raised(flags):
             return 0, True
     for s in range(n_steps):
         pair_forces(i_start, pair_j, pos, vel_pred, angvel_pred, vel, angvel, radius, inv_mass, fixed,
                     material, wall_point, wall_normal, wall_vel, wall_material, table, hist, out, status, owner, dt,
-                    overlap_limit, flags)
+                    overlap_limit, flags, n_blocks)
         last = s == n_steps - 1
         reduce_kick(j_start, j_pairs, out, owner, mass, inv_mass, inv_inertia, gravity, pos, vel, angvel, quat,
                     force, torque, vel_pred, angvel_pred, dissipated, boundary_work, ref_pos, dt,
-                    0.0 if last else dt, half_skin, flags)
+                    0.0 if last else dt, half_skin, flags, n_blocks)
         if not last:
             _move_walls(wall_point, wall_vel, wall_normal, wall_ref, dt, half_skin, flags)
         if _raised(flags):
@@ -421,11 +434,11 @@ def advance(n_steps, dt, resume, pos, vel, angvel, quat, force, torque, vel_pred
 def evaluate_forces(pos, vel, angvel, quat, force, torque, vel_pred, angvel_pred, radius, mass, inv_mass,
                     inv_inertia, fixed, material, gravity, wall_point, wall_normal, wall_vel, wall_material,
                     i_start, pair_j, j_start, j_pairs, hist, out, status, owner, table,
-                    dissipated, boundary_work, ref_pos, half_skin, overlap_limit, flags):
+                    dissipated, boundary_work, ref_pos, half_skin, overlap_limit, flags, n_blocks):
     """Forces and torques at the current state without advancing anything (start of a run)."""
     pair_forces(i_start, pair_j, pos, vel, angvel, vel, angvel, radius, inv_mass, fixed, material,
                 wall_point, wall_normal, wall_vel, wall_material, table, hist, out, status, owner, 0.0,
-                overlap_limit, flags)
+                overlap_limit, flags, n_blocks)
     reduce_kick(j_start, j_pairs, out, owner, mass, inv_mass, inv_inertia, gravity, pos, vel, angvel, quat,
                 force, torque, vel_pred, angvel_pred, dissipated, boundary_work, ref_pos, 0.0, 0.0, half_skin,
-                flags)
+                flags, n_blocks)

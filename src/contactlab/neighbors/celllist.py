@@ -18,11 +18,11 @@ from __future__ import annotations
 import numpy as np
 from numba import prange
 
-from .._jit import jit, kernel, pkernel
+from .._jit import jit, kernel, n_blocks, pkernel
 
 __all__ = ["build_pairs", "remap_pairs", "transpose_pairs", "grid_for"]
 
-CHUNK = 128  # spheres per chunk of the parallel loops
+
 
 
 def grid_for(pos: np.ndarray, cell: float, max_cells: int):
@@ -157,10 +157,11 @@ def _count_chunk(q0, q1, cell_of, cell_start, items, sorted_xr, dims, skin, wall
 
 
 @pkernel
-def _count(cell_of, cell_start, items, sorted_xr, dims, skin, wall_point, wall_normal, counts):
+def _count(cell_of, cell_start, items, sorted_xr, dims, skin, wall_point, wall_normal, counts, n_blocks):
     n = items.shape[0]
-    for c in prange((n + CHUNK - 1) // CHUNK):
-        _count_chunk(c * CHUNK, min((c + 1) * CHUNK, n), cell_of, cell_start, items, sorted_xr, dims, skin,
+    b = max((n + n_blocks - 1) // n_blocks, 1)
+    for c in prange((n + b - 1) // b):
+        _count_chunk(c * b, min((c + 1) * b, n), cell_of, cell_start, items, sorted_xr, dims, skin,
                      wall_point, wall_normal, counts)
 
 
@@ -178,10 +179,12 @@ def _fill_chunk(q0, q1, cell_of, cell_start, items, sorted_xr, dims, skin, wall_
 
 
 @pkernel
-def _fill(cell_of, cell_start, items, sorted_xr, dims, skin, wall_point, wall_normal, i_start, pair_i, pair_j):
+def _fill(cell_of, cell_start, items, sorted_xr, dims, skin, wall_point, wall_normal, i_start, pair_i, pair_j,
+          n_blocks):
     n = items.shape[0]
-    for c in prange((n + CHUNK - 1) // CHUNK):
-        _fill_chunk(c * CHUNK, min((c + 1) * CHUNK, n), cell_of, cell_start, items, sorted_xr, dims, skin,
+    b = max((n + n_blocks - 1) // n_blocks, 1)
+    for c in prange((n + b - 1) // b):
+        _fill_chunk(c * b, min((c + 1) * b, n), cell_of, cell_start, items, sorted_xr, dims, skin,
                     wall_point, wall_normal, i_start, pair_i, pair_j)
 
 
@@ -198,7 +201,7 @@ def build_pairs(pos, radius, fixed, skin, wall_point, wall_normal, pair_i, pair_
     origin, inv_cell, dims = grid_for(pos, cell, max_cells)
     cell_of, cell_start, items, sorted_xr = _bin(pos, radius, fixed, origin, inv_cell, dims)
     counts = np.empty(n, dtype=np.int64)
-    _count(cell_of, cell_start, items, sorted_xr, dims, skin, wall_point, wall_normal, counts)
+    _count(cell_of, cell_start, items, sorted_xr, dims, skin, wall_point, wall_normal, counts, n_blocks())
     i_start = np.zeros(n + 1, dtype=np.int64)
     np.cumsum(counts, out=i_start[1:])
     n_pairs = int(i_start[-1])
@@ -206,7 +209,8 @@ def build_pairs(pos, radius, fixed, skin, wall_point, wall_normal, pair_i, pair_
         cap = max(int(1.5 * n_pairs), 16)
         pair_i = np.empty(cap, dtype=np.int32)
         pair_j = np.empty(cap, dtype=np.int32)
-    _fill(cell_of, cell_start, items, sorted_xr, dims, skin, wall_point, wall_normal, i_start, pair_i, pair_j)
+    _fill(cell_of, cell_start, items, sorted_xr, dims, skin, wall_point, wall_normal, i_start, pair_i, pair_j,
+          n_blocks())
     return pair_i, pair_j, n_pairs, i_start
 
 
@@ -262,9 +266,10 @@ def _remap_chunk(k0, k1, new_i, new_j, old_i_start, old_j, old_hist, new_hist, o
 
 @pkernel
 def remap_pairs(n_new, new_i, new_j, old_i_start, old_j, old_hist, new_hist, old_out, new_out, old_status,
-                new_status):
+                new_status, n_blocks):
     """Carry each pair's history, outputs and status from the old list to the same pair ``(i, j)`` in
     the new list (found by binary search); pairs new to the list start from zero."""
-    for c in prange((n_new + 1023) // 1024):
-        _remap_chunk(c * 1024, min((c + 1) * 1024, n_new), new_i, new_j, old_i_start, old_j, old_hist, new_hist,
+    b = max((n_new + n_blocks - 1) // n_blocks, 1)
+    for c in prange((n_new + b - 1) // b):
+        _remap_chunk(c * b, min((c + 1) * b, n_new), new_i, new_j, old_i_start, old_j, old_hist, new_hist,
                      old_out, new_out, old_status, new_status)
