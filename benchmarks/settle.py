@@ -124,55 +124,98 @@ def startup() -> dict:
     return out
 
 
+def _warm_up():
+    """Load (or compile) the kernels before anything is timed."""
+    import contactlab as cl
+
+    scene, model, _ = settle_scene.build_scene(200)
+    cl.Simulation(scene, model).run(steps=20)
+
+
+def _keep_best(best: dict, key, result: dict, phase: str):
+    entry = best.setdefault(key, {})
+    if phase not in entry or result[phase]["particle_steps_per_s"] > entry[phase]["particle_steps_per_s"]:
+        entry[phase] = result[phase]
+
+
 def main() -> int:
     ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     ap.add_argument("--n", type=int, nargs="+", default=[1000, 10000])
     ap.add_argument("--threads", type=int, nargs="+", default=[1, 2])
+    ap.add_argument("--rounds", type=int, default=1,
+                    help="repeat everything this many times, interleaving contactlab and LAMMPS, and keep the "
+                         "best of each (the machine is shared and noisy)")
     ap.add_argument("--lammps", action="store_true", help="also run LAMMPS on the same scene (needs lmp)")
     ap.add_argument("--startup", action="store_true", help="measure first-run and cached start-up")
     args = ap.parse_args()
     OUT.mkdir(exist_ok=True)
-    info = {"machine": platform.processor() or platform.machine(), "cpus": os.cpu_count(),
-            "python": platform.python_version()}
     import numba
 
-    info["numba"] = numba.__version__
-    results = []
+    info = {"machine": _cpu(), "cpus": os.cpu_count(), "python": platform.python_version(),
+            "numba": numba.__version__}
     if args.startup:
         s = startup()
         print(f"start-up: first run {s['first_run']['total_s']:.1f} s (setup incl. compile "
               f"{s['first_run']['setup_s']:.1f} s), cached run {s['cached_run']['total_s']:.2f} s "
               f"(setup {s['cached_run']['setup_s']:.2f} s)", flush=True)
         (OUT / "startup.json").write_text(json.dumps(s, indent=2))
-    for n in args.n:
-        for t in args.threads:
-            r = run_phases(n, t)
-            r.update(info)
-            results.append(r)
-            (OUT / f"settle-{n}-t{t}.json").write_text(json.dumps(r, indent=2))
-            print(f"N={n:>6} threads={t}: falling {r['falling']['particle_steps_per_s']:.3g} p-steps/s "
-                  f"({r['falling']['contact_steps_per_s']:.3g} c-steps/s), dense "
-                  f"{r['dense']['particle_steps_per_s']:.3g} p-steps/s ({r['dense']['contact_steps_per_s']:.3g} "
-                  f"c-steps/s, {r['dense']['contacts_per_sphere']:.2f} contacts/sphere), "
-                  f"{r['memory_bytes_per_particle']:.0f} B/particle", flush=True)
+    _warm_up()
+    lmp = None
     if args.lammps:
+        sys.path.insert(0, str(HERE / "lammps"))
         try:
-            sys.path.insert(0, str(HERE / "lammps"))
-            import lammps_settle
+            import lammps_settle as lmp
         except ImportError as exc:
             print(f"LAMMPS twin not available: {exc}")
-            return 0
+    ours, theirs = {}, {}
+    for rnd in range(args.rounds):
         for n in args.n:
-            lm = lammps_settle.run_benchmark(n, threads=max(args.threads))
-            if not lm:
-                continue
-            ours = max((r for r in results if r["n"] == n), key=lambda r: r["threads"])
-            for phase in ("falling", "dense"):
-                theirs = lm.get(phase, {}).get("particle_steps_per_s")
-                if theirs:
-                    print(f"N={n} {phase}: contactlab {ours[phase]['particle_steps_per_s']:.3g} vs LAMMPS "
-                          f"{theirs:.3g} p-steps/s -> ratio {ours[phase]['particle_steps_per_s'] / theirs:.2f}")
+            for t in args.threads:
+                r = run_phases(n, t)
+                for phase in ("falling", "dense"):
+                    _keep_best(ours, (n, t), r, phase)
+                ours[(n, t)].update({k: v for k, v in r.items() if k not in ("falling", "dense")})
+                print(f"[round {rnd + 1}] contactlab N={n} threads={t}: falling "
+                      f"{r['falling']['particle_steps_per_s']:.3g}, dense {r['dense']['particle_steps_per_s']:.3g} "
+                      f"p-steps/s", flush=True)
+            if lmp is not None:
+                for t in args.threads:
+                    lm = lmp.run_benchmark(n, threads=t, repeat=1, log=lambda *a, **k: None)
+                    if not lm.get("available"):
+                        print(f"LAMMPS: {lm.get('reason')}")
+                        lmp = None
+                        break
+                    for phase in ("falling", "dense"):
+                        _keep_best(theirs, (n, t), lm, phase)
+                    print(f"[round {rnd + 1}] LAMMPS     N={n} threads={t}: falling "
+                          f"{lm['falling']['particle_steps_per_s']:.3g} ({lm['falling']['config']}), dense "
+                          f"{lm['dense']['particle_steps_per_s']:.3g} p-steps/s", flush=True)
+    print("\nbest of", args.rounds, "round(s); particle-steps/s (contact-steps/s)")
+    print("| N | threads | phase | contactlab | LAMMPS | ratio |")
+    print("|---|---|---|---|---|---|")
+    for (n, t), r in sorted(ours.items()):
+        r.update(info)
+        (OUT / f"settle-{n}-t{t}.json").write_text(json.dumps(r, indent=2, default=str))
+        for phase in ("falling", "dense"):
+            a = r[phase]["particle_steps_per_s"]
+            other = theirs.get((n, t), {}).get(phase)
+            b = other["particle_steps_per_s"] if other else None
+            ratio = f"{a / b:.2f}" if b else "-"
+            lam = f"{b:.3g} ({other['config']})" if b else "-"
+            print(f"| {n} | {t} | {phase} | {a:.3g} ({r[phase]['contact_steps_per_s']:.3g}) | {lam} | {ratio} |")
+        print(f"|   |   | memory | {r['memory_bytes_per_particle']:.0f} B/particle, peak RSS {r['peak_rss_mb']:.0f} MB "
+              f"| | |")
     return 0
+
+
+def _cpu() -> str:
+    try:
+        for line in Path("/proc/cpuinfo").read_text().splitlines():
+            if line.startswith("model name"):
+                return line.split(":", 1)[1].strip()
+    except OSError:
+        pass
+    return platform.processor() or platform.machine()
 
 
 if __name__ == "__main__":

@@ -26,10 +26,10 @@ class Model:
     inv_mass : (N,) float64, 1/kg, per sphere; 0 for fixed (kinematic) spheres
     inertia : (N,) float64, kg m^2, per sphere: 2/5 m r^2 (solid sphere)
     inv_inertia : (N,) float64, 1/(kg m^2), per sphere; 0 for fixed spheres
-    material : (N,) int32, per sphere, index into ``materials``
+    material : (N,) uint16, per sphere, index into ``materials``
     fixed : (N,) bool, per sphere: kinematic body that moves at its prescribed velocity
     wall_normal : (W, 3) float64, unit, per wall: points into the half-space of the spheres
-    wall_material : (W,) int32, per wall, index into ``materials``
+    wall_material : (W,) uint16, per wall, index into ``materials``
     materials : tuple of Material, per material
     gravity : (3,) float64, m/s^2
     """

@@ -292,8 +292,14 @@ class Simulation:
                 self.old = numba.get_num_threads()
                 if sim.threads is not None:
                     numba.set_num_threads(sim.threads)
+                # hand out the blocks of the parallel loops one at a time (dynamic scheduling):
+                # contacts cluster (a bed at the bottom, free fall above), so equal contiguous halves
+                # of the sphere range would leave a thread idle; results do not depend on it
+                self.old_chunk = numba.get_parallel_chunksize()
+                numba.set_parallel_chunksize(1)
 
             def __exit__(self, *exc):
+                numba.set_parallel_chunksize(self.old_chunk)
                 numba.set_num_threads(self.old)
                 return False
 

@@ -5,7 +5,7 @@ import numpy as np
 
 from .._jit import n_blocks
 from ..neighbors.celllist import build_pairs, remap_pairs, transpose_pairs
-from .layout import ACTIVE, N_OUT
+from .layout import ACTIVE, INDEX, N_OUT
 
 __all__ = ["ContactTable"]
 
@@ -17,12 +17,12 @@ class ContactTable:
 
     Attributes
     ----------
-    pair_i, pair_j : (capacity,) int32, per pair: first body (sphere), second body (sphere index, or
+    pair_i, pair_j : (capacity,) uint32, per pair: first body (sphere), second body (sphere index, or
         ``N + w`` for wall ``w``)
     hist : (capacity, max(H, 1)) float64, per pair: the law's history
     out : (capacity, N_OUT) float64, per pair: outputs of the last evaluation (see ``layout``)
     status : (capacity,) int8, per pair: ACTIVE, INACTIVE or CLEARED
-    i_start : (N+1,) int64, CSR of the pairs by first body
+    i_start : (N+1,) uint32, CSR of the pairs by first body
     j_start, j_pairs : CSR of the sphere-sphere pairs by second body
     ref_pos : (N, 3) float64, m: sphere positions at the last build
     wall_ref : (W, 3) float64, m: wall points at the last build
@@ -38,15 +38,15 @@ class ContactTable:
         self.n_pairs = 0
         self.pair_i, self.pair_j, self.hist, self.out, self.status = self._empty(0)
         self._spare = self._empty(0)
-        self.i_start = np.zeros(n_spheres + 1, dtype=np.int64)
+        self.i_start = np.zeros(n_spheres + 1, dtype=INDEX)
         self.j_start = np.zeros(n_spheres + 1, dtype=np.int64)
-        self.j_pairs = np.zeros(0, dtype=np.int64)
+        self.j_pairs = np.zeros(0, dtype=INDEX)
         self.ref_pos = np.zeros((n_spheres, 3))
         self.wall_ref = np.zeros((n_walls, 3))
         self.builds = 0
 
     def _empty(self, capacity: int):
-        return (np.empty(capacity, dtype=np.int32), np.empty(capacity, dtype=np.int32),
+        return (np.empty(capacity, dtype=INDEX), np.empty(capacity, dtype=INDEX),
                 np.zeros((capacity, self.hist_cols)), np.zeros((capacity, N_OUT)), np.zeros(capacity, dtype=np.int8))
 
     def rebuild(self, pos, radius, fixed, wall_point, wall_normal):
@@ -68,15 +68,15 @@ class ContactTable:
     def restore(self, pair_i, pair_j, hist, out, status, ref_pos, wall_ref, skin, builds):
         """Install a saved list (checkpoint restart)."""
         n = int(pair_i.shape[0])
-        self.pair_i = np.ascontiguousarray(pair_i, dtype=np.int32)
-        self.pair_j = np.ascontiguousarray(pair_j, dtype=np.int32)
+        self.pair_i = np.ascontiguousarray(pair_i, dtype=INDEX)
+        self.pair_j = np.ascontiguousarray(pair_j, dtype=INDEX)
         self.hist = np.ascontiguousarray(hist, dtype=np.float64).reshape(n, self.hist_cols)
         self.out = np.ascontiguousarray(out, dtype=np.float64).reshape(n, N_OUT)
         self.status = np.ascontiguousarray(status, dtype=np.int8)
         self.n_pairs = n
         counts = np.bincount(self.pair_i, minlength=self.n_spheres) if n else np.zeros(self.n_spheres, dtype=np.int64)
-        self.i_start = np.zeros(self.n_spheres + 1, dtype=np.int64)
-        np.cumsum(counts, out=self.i_start[1:])
+        self.i_start = np.zeros(self.n_spheres + 1, dtype=INDEX)
+        self.i_start[1:] = np.cumsum(counts)
         self.j_start, self.j_pairs = transpose_pairs(self.n_spheres, n, self.pair_j)
         self.ref_pos = np.array(ref_pos, dtype=np.float64)
         self.wall_ref = np.array(wall_ref, dtype=np.float64).reshape(-1, 3)

@@ -15,12 +15,19 @@ the centre distance), and ``torque_i = b_i x force - torque_j`` for a wall.
 """
 from __future__ import annotations
 
+import numpy as np
+
 __all__ = [
     "OUT_FORCE", "OUT_TORQUE_J", "OUT_ELASTIC", "N_OUT", "OWN_FORCE", "OWN_TORQUE", "OWN_DISSIPATION",
     "OWN_BOUNDARY", "N_OWN",
-    "ACTIVE", "INACTIVE", "CLEARED",
+    "ACTIVE", "INACTIVE", "CLEARED", "INDEX",
     "FLAG_REBUILD", "FLAG_OVERLAP", "FLAG_FORCE_NAN", "FLAG_STATE_NAN", "FLAG_FAST", "N_FLAGS",
 ]
+
+#: dtype of pair indices and of sphere indices stored per pair (unsigned: Numba then needs no
+#: negative-index wrap-around code in the hot loops, which it cannot otherwise rule out for an
+#: index read from memory; 32 bits hold any pair count that fits in memory)
+INDEX = np.uint32
 
 # columns of out (the side of the contact that the owner i does not sum itself)
 OUT_FORCE = 0        # 3 columns: force on i, N, global frame (j receives the opposite)

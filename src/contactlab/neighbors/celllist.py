@@ -149,7 +149,7 @@ def _scan_sphere(q, cell_of, cell_start, items, sorted_xr, dims, skin, wall_poin
 
 @kernel
 def _count_chunk(q0, q1, cell_of, cell_start, items, sorted_xr, dims, skin, wall_point, wall_normal, counts):
-    empty = np.empty(0, dtype=np.int32)
+    empty = np.empty(0, dtype=np.uint32)
     n = items.shape[0]
     for q in range(q0, q1):
         counts[items[q]] = _scan_sphere(q, cell_of, cell_start, items, sorted_xr, dims, skin, wall_point,
@@ -189,9 +189,9 @@ def _fill(cell_of, cell_start, items, sorted_xr, dims, skin, wall_point, wall_no
 
 
 def build_pairs(pos, radius, fixed, skin, wall_point, wall_normal, pair_i, pair_j, max_cells=None):
-    """Build the sorted candidate list into ``pair_i``/``pair_j`` (int32, grown if too small).
+    """Build the sorted candidate list into ``pair_i``/``pair_j`` (uint32, grown if too small).
 
-    Returns ``(pair_i, pair_j, n_pairs, i_start)`` where ``i_start`` (N+1, int64) is the CSR of
+    Returns ``(pair_i, pair_j, n_pairs, i_start)`` where ``i_start`` (N+1, uint32) is the CSR of
     the list by first body.
     """
     n = pos.shape[0]
@@ -202,13 +202,16 @@ def build_pairs(pos, radius, fixed, skin, wall_point, wall_normal, pair_i, pair_
     cell_of, cell_start, items, sorted_xr = _bin(pos, radius, fixed, origin, inv_cell, dims)
     counts = np.empty(n, dtype=np.int64)
     _count(cell_of, cell_start, items, sorted_xr, dims, skin, wall_point, wall_normal, counts, n_blocks())
-    i_start = np.zeros(n + 1, dtype=np.int64)
-    np.cumsum(counts, out=i_start[1:])
-    n_pairs = int(i_start[-1])
+    total = np.cumsum(counts)
+    n_pairs = int(total[-1]) if n else 0
+    if n_pairs >= 2**32:
+        raise MemoryError(f"{n_pairs} candidate pairs exceed the 32-bit pair index")
+    i_start = np.zeros(n + 1, dtype=np.uint32)
+    i_start[1:] = total
     if n_pairs > pair_i.shape[0]:
         cap = max(int(1.5 * n_pairs), 16)
-        pair_i = np.empty(cap, dtype=np.int32)
-        pair_j = np.empty(cap, dtype=np.int32)
+        pair_i = np.empty(cap, dtype=np.uint32)
+        pair_j = np.empty(cap, dtype=np.uint32)
     _fill(cell_of, cell_start, items, sorted_xr, dims, skin, wall_point, wall_normal, i_start, pair_i, pair_j,
           n_blocks())
     return pair_i, pair_j, n_pairs, i_start
@@ -216,7 +219,8 @@ def build_pairs(pos, radius, fixed, skin, wall_point, wall_normal, pair_i, pair_
 
 @kernel
 def transpose_pairs(n_spheres, n_pairs, pair_j):
-    """CSR of the pair list by second body (spheres only): (j_start (N+1), j_pairs), pairs in order."""
+    """CSR of the pair list by second body (spheres only): (j_start (N+1), j_pairs (uint32)), pairs
+    in order."""
     j_start = np.zeros(n_spheres + 1, dtype=np.int64)
     for k in range(n_pairs):
         j = pair_j[k]
@@ -225,7 +229,7 @@ def transpose_pairs(n_spheres, n_pairs, pair_j):
     for p in range(n_spheres):
         j_start[p + 1] += j_start[p]
     fill = j_start[:-1].copy()
-    j_pairs = np.empty(j_start[n_spheres], dtype=np.int64)
+    j_pairs = np.empty(j_start[n_spheres], dtype=np.uint32)
     for k in range(n_pairs):
         j = pair_j[k]
         if j < n_spheres:
@@ -240,8 +244,8 @@ def _remap_chunk(k0, k1, new_i, new_j, old_i_start, old_j, old_hist, new_hist, o
     for k in range(k0, k1):
         i = new_i[k]
         j = new_j[k]
-        lo = old_i_start[i]
-        hi = old_i_start[i + 1]
+        lo = np.int64(old_i_start[i])
+        hi = np.int64(old_i_start[i + 1])
         end = hi
         # binary search for j among the old partners of i (sorted)
         while lo < hi:

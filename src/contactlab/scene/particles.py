@@ -24,7 +24,7 @@ class SphereBuilder:
             radius=radii,
             velocity=velocities,
             angular_velocity=angular_velocities,
-            material=np.full(n, material_id, dtype=np.int32),
+            material=np.full(n, material_id, dtype=np.uint16),
             fixed=np.full(n, bool(fixed)),
         )
         self._chunks.append(chunk)
@@ -40,7 +40,7 @@ class SphereBuilder:
                 radius=np.zeros(0),
                 velocity=np.zeros((0, 3)),
                 angular_velocity=np.zeros((0, 3)),
-                material=np.zeros(0, dtype=np.int32),
+                material=np.zeros(0, dtype=np.uint16),
                 fixed=np.zeros(0, dtype=bool),
             )
         return {key: np.concatenate([c[key] for c in self._chunks]) for key in self._chunks[0]}

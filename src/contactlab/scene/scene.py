@@ -49,6 +49,8 @@ class Scene:
         for k, m in enumerate(self._materials):
             if m is material:
                 return k
+        if len(self._materials) >= 65535:
+            raise InputError("a scene can hold at most 65535 different materials")
         self._materials.append(material)
         return len(self._materials) - 1
 
@@ -149,7 +151,7 @@ class Scene:
             inv_mass=inv_mass,
             inertia=inertia,
             inv_inertia=inv_inertia,
-            material=s["material"].astype(np.int32),
+            material=s["material"].astype(np.uint16),
             fixed=fixed,
             wall_normal=w["normal"].copy(),
             wall_material=w["material"].copy(),

@@ -37,5 +37,5 @@ class WallBuilder:
             point=np.array(self.points, dtype=np.float64).reshape(w, 3),
             normal=np.array(self.normals, dtype=np.float64).reshape(w, 3),
             velocity=np.array(self.velocities, dtype=np.float64).reshape(w, 3),
-            material=np.array(self.materials, dtype=np.int32).reshape(w),
+            material=np.array(self.materials, dtype=np.uint16).reshape(w),
         )
