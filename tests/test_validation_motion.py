@@ -119,3 +119,20 @@ def test_sphere_on_incline(glass, angle_deg, mu):
     assert (v2 - v1) / (t2 - t1) == pytest.approx(ref["acceleration"], rel=0.005)
     slip = sim.velocities[0] + np.cross(sim.angular_velocities[0], -np.array(normal) * R)  # contact point
     assert (abs(slip @ down) < 1e-3 * (v2 + 1e-12)) == ref["rolling"]
+
+
+@pytest.mark.parametrize("omega", [(30.0, -200.0, 70.0), (3e4, 1e4, -2e4)], ids=["small-angle", "large-angle"])
+def test_orientation_follows_the_exact_rotation(glass, omega):
+    """A free sphere spinning at constant omega: q(t) = (cos(|w|t/2), sin(|w|t/2) w/|w|) (x) q0, to
+    round-off after many steps, with a unit norm (small rotations per step use a Taylor series, large
+    ones the trigonometric form)."""
+    scene = cl.Scene(gravity=(0, 0, 0))
+    scene.add_sphere(position=(0, 0, 0), radius=R, material=glass, angular_velocity=omega)
+    sim = cl.Simulation(scene, cl.models.HertzMindlin(restitution=0.5, friction=0.5), dt=1e-5)
+    sim.run(steps=50000)
+    w = np.array(omega)
+    angle = np.linalg.norm(w) * sim.time
+    expected = np.concatenate([[math.cos(angle / 2)], math.sin(angle / 2) * w / np.linalg.norm(w)])
+    q = sim.orientations[0]
+    assert min(np.abs(q - expected).max(), np.abs(q + expected).max()) < 1e-10
+    assert abs(np.linalg.norm(q) - 1.0) < 1e-14
