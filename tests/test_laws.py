@@ -68,11 +68,11 @@ def test_compiled_law_equals_numpy_twin(glass, which, rolling):
         model = cl.models.LinearSpringDashpot(stiffness=3e3, restitution=0.4, friction=0.3, rolling_friction=rolling)
         call, ref = _call_lsd, linear_spring_dashpot.reference_law
     params = model.pair_table((glass,))[0, 0]
-    h_fast = np.zeros(model.history_size)
+    h_fast = (0.0,) * model.history_size
     h_ref = np.zeros(model.history_size)
     slid = stuck = 0
     for g in _random_geometries(rng, 400):
-        f, m, e, d, active = call(_as_record(g), params, h_fast, 1e-5)
+        f, m, e, d, active, h_fast = call(_as_record(g), params, h_fast, 1e-5)
         rf, rm, re_, rd, ractive, h_ref = ref(g, params, h_ref, 1e-5)
         assert active == ractive
         np.testing.assert_allclose(f, rf, rtol=1e-10, atol=1e-14)
@@ -92,10 +92,16 @@ def test_law_resets_history_when_apart(glass):
     model = cl.models.HertzMindlin(restitution=0.5, friction=0.5)
     params = model.pair_table((glass,))[0, 0]
     g = next(_random_geometries(np.random.default_rng(1), 1))
-    h = np.ones(model.history_size)
     g["overlap"] = -1e-6
-    f, m, e, d, active = _call_hm(_as_record(g), params, h, 1e-5)
-    assert not active and f == (0.0, 0.0, 0.0) and e == 0.0 and np.all(h == 0.0)
+    f, m, e, d, active, h = _call_hm(_as_record(g), params, (1.0,) * model.history_size, 1e-5)
+    assert not active and f == (0.0, 0.0, 0.0) and e == 0.0 and h == (0.0,) * model.history_size
+
+
+@pytest.mark.parametrize("module, model", [(hertz_mindlin, cl.models.HertzMindlin(restitution=0.5, friction=0.5)),
+                                           (linear_spring_dashpot, cl.models.LinearSpringDashpot(1e3, 0.5, 0.5))])
+def test_history_sizes_agree(module, model):
+    """The compiled law's history tuple and the model's declared history fields have one size."""
+    assert module.HISTORY_SIZE == model.history_size
 
 
 def test_linear_restitution_closed_form_matches_integration():

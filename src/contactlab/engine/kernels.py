@@ -155,6 +155,24 @@ def kick_drift(dt, pos, vel, angvel, quat, force, torque, inv_mass, inv_inertia,
 
 
 @jit
+def _load_history(hist, k):
+    """The history of pair k as a tuple (generated for the law's history size)."""
+    return (hist[k, 0], hist[k, 1], hist[k, 2], hist[k, 3], hist[k, 4], hist[k, 5], hist[k, 6])  # @@HIST_LOAD@@
+
+
+@jit
+def _store_history(hist, k, h):
+    """Write the history tuple h of pair k back (generated for the law's history size)."""
+    hist[k, 0] = h[0]  # @@HIST_STORE@@
+    hist[k, 1] = h[1]  # @@HIST_STORE@@
+    hist[k, 2] = h[2]  # @@HIST_STORE@@
+    hist[k, 3] = h[3]  # @@HIST_STORE@@
+    hist[k, 4] = h[4]  # @@HIST_STORE@@
+    hist[k, 5] = h[5]  # @@HIST_STORE@@
+    hist[k, 6] = h[6]  # @@HIST_STORE@@
+
+
+@jit
 def _clear_pair(hist, out, status, k):
     """Zero the history and outputs of pair ``k`` (a pair beyond the law's range), once."""
     if status[k] != CLEARED:
@@ -191,48 +209,44 @@ def _pairs_chunk(p0, p1, i_start, pair_j, pos, vel, angvel, mid_vel, mid_angvel,
         work_sum = 0.0
         for k in range(i_start[i], i_start[i + 1]):
             j = pair_j[k]
+            # cheap distance test first: most candidate pairs are apart
             if j < n_s:
                 rj = radius[j]
                 reach = ri + rj + LAW_RANGE
                 dx = pos[j, 0] - xi[0]
                 dy = pos[j, 1] - xi[1]
                 dz = pos[j, 2] - xi[2]
-                if dx * dx + dy * dy + dz * dz >= reach * reach:
-                    _clear_pair(hist, out, status, k)
-                    continue
-                # (sphere i's velocities are read per contact, after the cheap distance test)
-                vi = (vel[i, 0], vel[i, 1], vel[i, 2])
-                wi = (angvel[i, 0], angvel[i, 1], angvel[i, 2])
-                mvi = (mid_vel[i, 0], mid_vel[i, 1], mid_vel[i, 2])
-                mwi = (mid_angvel[i, 0], mid_angvel[i, 1], mid_angvel[i, 2])
-                inv_mi = inv_mass[i]
+                apart = dx * dx + dy * dy + dz * dz >= reach * reach
+            else:
+                w = j - n_s
+                wn = (wall_normal[w, 0], wall_normal[w, 1], wall_normal[w, 2])
+                wp = (wall_point[w, 0], wall_point[w, 1], wall_point[w, 2])
+                apart = dot(sub(xi, wp), wn) - ri >= LAW_RANGE
+            if apart:
+                _clear_pair(hist, out, status, k)
+                continue
+            vi = (vel[i, 0], vel[i, 1], vel[i, 2])
+            wi = (angvel[i, 0], angvel[i, 1], angvel[i, 2])
+            mvi = (mid_vel[i, 0], mid_vel[i, 1], mid_vel[i, 2])
+            mwi = (mid_angvel[i, 0], mid_angvel[i, 1], mid_angvel[i, 2])
+            if j < n_s:
                 vj = (vel[j, 0], vel[j, 1], vel[j, 2])
                 wj = (angvel[j, 0], angvel[j, 1], angvel[j, 2])
-                geom, ok = sphere_sphere(xi, (pos[j, 0], pos[j, 1], pos[j, 2]), ri, rj, inv_mi, inv_mass[j],
+                geom, ok = sphere_sphere(xi, (pos[j, 0], pos[j, 1], pos[j, 2]), ri, rj, inv_mass[i], inv_mass[j],
                                          vi, vj, wi, wj, mvi, (mid_vel[j, 0], mid_vel[j, 1], mid_vel[j, 2]),
                                          mwi, (mid_angvel[j, 0], mid_angvel[j, 1], mid_angvel[j, 2]), dt)
                 mj = material[j]
                 rmin = min(ri, rj)
                 j_driven = fixed[j]
             else:
-                w = j - n_s
-                wn = (wall_normal[w, 0], wall_normal[w, 1], wall_normal[w, 2])
-                wp = (wall_point[w, 0], wall_point[w, 1], wall_point[w, 2])
-                if dot(sub(xi, wp), wn) - ri >= LAW_RANGE:
-                    _clear_pair(hist, out, status, k)
-                    continue
-                vi = (vel[i, 0], vel[i, 1], vel[i, 2])
-                wi = (angvel[i, 0], angvel[i, 1], angvel[i, 2])
-                mvi = (mid_vel[i, 0], mid_vel[i, 1], mid_vel[i, 2])
-                mwi = (mid_angvel[i, 0], mid_angvel[i, 1], mid_angvel[i, 2])
-                inv_mi = inv_mass[i]
                 vj = (wall_vel[w, 0], wall_vel[w, 1], wall_vel[w, 2])
                 wj = (0.0, 0.0, 0.0)
-                geom, ok = sphere_wall(xi, ri, inv_mi, vi, wi, mvi, mwi, wp, wn, vj, dt)
+                geom, ok = sphere_wall(xi, ri, inv_mass[i], vi, wi, mvi, mwi, wp, wn, vj, dt)
                 mj = wall_material[w]
                 rmin = ri
                 j_driven = True
-            f, m, energy, diss, active = LAW(geom, table[material[i], mj], hist[k], dt)
+            f, m, energy, diss, active, h_new = LAW(geom, table[material[i], mj], _load_history(hist, k), dt)
+            _store_history(hist, k, h_new)
             if not active:
                 # an inactive contact exerts nothing (the law's history row is kept as it wrote it)
                 if status[k] != INACTIVE:
@@ -287,8 +301,8 @@ def pair_forces(i_start, pair_j, pos, vel, angvel, mid_vel, mid_angvel, radius, 
 
     ``vel``/``angvel``: velocities at the force time (predicted); ``mid_vel``/``mid_angvel``: at
     the middle of the step that just ended (they give the exact displacement increments).  ``dt``
-    is that step (0 for an evaluation that must not advance history).  ``hist[k]`` is the law's
-    history of pair ``k``, ``out[k]`` its outputs (columns in ``layout``), ``status[k]`` ACTIVE,
+    is that step (0 for an evaluation that must not advance history).  ``hist[k]`` holds the law's
+    history of pair ``k`` (handed to the law as a tuple, the new tuple written back), ``out[k]`` its outputs (columns in ``layout``), ``status[k]`` ACTIVE,
     INACTIVE or CLEARED.  A non-finite force shows up as a non-finite velocity in
     :func:`reduce_kick`, which flags it; the launcher then names the contact.
     """

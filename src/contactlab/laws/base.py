@@ -3,14 +3,18 @@
 A contact model is a small Python object (validated parameters) that points at a compiled law:
 a pure function in an importable module,
 
-    law(geometry, params, history, dt) -> (force_on_i, couple_on_i, stored_energy, dissipation, active)
+    law(geometry, params, history, dt)
+        -> (force_on_i, couple_on_i, stored_energy, dissipation, active, new_history)
 
 with ``geometry`` a :class:`~contactlab.geometry.record.ContactGeometry`, ``params`` the row of
-the material-pair table for the two bodies (1-D float64), ``history`` the contact's history row
-(1-D float64, updated in place; reset it when the contact ends), ``dt`` the step (s).  The law
-returns the force on body ``i`` (N, global), a pure couple on ``i`` (N m), the elastic energy
-stored in the contact after the step (J), the energy dissipated during the step (J), and whether
-the contact is active.  The engine, not the law, turns this into torques and per-sphere sums.
+the material-pair table for the two bodies (1-D float64, read only), ``history`` the contact's
+history as a tuple of ``history_size`` floats (all zero for a new contact), ``dt`` the step (s).
+The law returns the force on body ``i`` (N, global), a pure couple on ``i`` (N m), the elastic
+energy stored in the contact after the step (J), the energy dissipated during the step (J), whether
+the contact is active (an inactive contact must exert nothing), and the new history tuple (reset to
+zeros when the contact ends).  The engine, not the law, turns this into torques and per-sphere
+sums.  (History passes by value, in registers: a per-contact array view would cost an atomic
+reference count on an array all threads share.)
 """
 from __future__ import annotations
 

@@ -29,32 +29,33 @@ import math
 import numpy as np
 
 from .._jit import jit
-from ..vec import dot, tangential_part
+from ..vec import dot
 from .base import ContactModel, HistoryField, PairCase, Parameter, verlet_limit
 from .restitution import hertz_damping_coefficient
-from .springs import spring_slider, spring_slider_reference
+from .springs import friction_senses, friction_senses_reference
 
 __all__ = ["HertzMindlin", "law", "reference_law", "effective_moduli"]
 
 #: gap (m) up to which the engine hands a pair to the law; farther pairs are reset (history zero)
 INTERACTION_RANGE = 0.0
+#: history floats per contact (tangential spring 3, rolling spring 3, Mindlin stiffness of the last step 1)
+HISTORY_SIZE = 7
 
 # pair-table columns
 E_STAR, G_STAR, MU, MU_ROLL, DAMPING, ROOT_T_OVER_N = range(6)
 
 
 @jit
-def law(g, p, hist, dt):
+def law(g, p, h, dt):
     """Hertz-Mindlin law (see the module docstring).
 
-    History: tangential xi (3), rolling theta (3), tangential stiffness of the last step (1).
+    History ``h`` (7 floats): tangential xi (3), rolling theta (3), tangential stiffness of the last
+    step (1).  Returns ``(force on i, couple on i, stored energy, dissipation, active, new h)``.
     """
     delta = g.overlap
     if delta <= 0.0:
-        for q in range(7):
-            hist[q] = 0.0
         z = (0.0, 0.0, 0.0)
-        return z, z, 0.0, 0.0, False
+        return z, z, 0.0, 0.0, False, (0.0, 0.0, 0.0, 0.0, 0.0, 0.0, 0.0)
     n = g.normal
     e_star = p[E_STAR]
     g_star = p[G_STAR]
@@ -70,28 +71,13 @@ def law(g, p, hist, dt):
         f_n = 0.0
     energy = 0.4 * f_el * delta
     diss = (f_n - f_el) * rate * dt
-    # tangential
+    # tangential and rolling
     s_t = 8.0 * g_star * root
-    v_t = tangential_part(g.rel_velocity, n)
-    inc_t = tangential_part(g.rel_displacement, n)
-    s_t_old = hist[6]
-    hist[6] = s_t
-    f_t, e_t, d_t = spring_slider(hist, 0, n, inc_t, v_t, dt, s_t, s_t_old, c * root_ms_n * p[ROOT_T_OVER_N],
-                                  p[MU] * f_n)
+    f_t, couple, xi_t, xi_r, e_t, d_t = friction_senses(g, (h[0], h[1], h[2]), (h[3], h[4], h[5]), dt, f_n, s_t,
+                                                        h[6], c * root_ms_n * p[ROOT_T_OVER_N], p[MU], p[MU_ROLL])
     force = (f_t[0] - f_n * n[0], f_t[1] - f_n * n[1], f_t[2] - f_n * n[2])
-    energy += e_t
-    diss += d_t
-    couple = (0.0, 0.0, 0.0)
-    mu_r = p[MU_ROLL]
-    if mu_r > 0.0:
-        w_r = tangential_part(g.rel_angular_velocity, n)
-        r2 = g.radius * g.radius
-        inc_r = tangential_part(g.rel_rotation, n)
-        couple, e_r, d_r = spring_slider(hist, 3, n, inc_r, w_r, dt, s_t * r2, s_t_old * r2, 0.0,
-                                         mu_r * g.radius * f_n)
-        energy += e_r
-        diss += d_r
-    return force, couple, energy, diss, True
+    h_new = (xi_t[0], xi_t[1], xi_t[2], xi_r[0], xi_r[1], xi_r[2], s_t)
+    return force, couple, energy + e_t, diss + d_t, True, h_new
 
 
 def effective_moduli(a, b) -> tuple[float, float]:
@@ -190,17 +176,7 @@ def reference_law(geometry: dict, params, hist, dt):
     stored = 8.0 / 15.0 * e_star * np.sqrt(g["radius"]) * delta**2.5
     diss = (f_n - f_el) * rate * dt
     s_t = 8 * g_star * np.sqrt(g["radius"] * delta)
-    v_t = g["rel_velocity"] - (g["rel_velocity"] @ n) * n
-    inc_t = g["rel_displacement"] - (g["rel_displacement"] @ n) * n
     s_t_old, hist[6] = hist[6], s_t
-    f_t, hist[0:3], e_t, d_t = spring_slider_reference(hist[0:3], n, inc_t, v_t, dt, s_t, s_t_old,
-                                                       c * np.sqrt(g["mass"] * s_t), mu * f_n)
-    couple = np.zeros(3)
-    if mu_r > 0:
-        w, rot = g["rel_angular_velocity"], g["rel_rotation"]
-        couple, hist[3:6], e_r, d_r = spring_slider_reference(hist[3:6], n, rot - (rot @ n) * n, w - (w @ n) * n, dt,
-                                                               s_t * g["radius"] ** 2, s_t_old * g["radius"] ** 2, 0.0,
-                                                               mu_r * g["radius"] * f_n)
-        stored += e_r
-        diss += d_r
+    f_t, couple, e_t, d_t = friction_senses_reference(g, hist, dt, f_n, s_t, s_t_old, c * np.sqrt(g["mass"] * s_t),
+                                                      mu, mu_r)
     return f_t - f_n * n, couple, stored + e_t, diss + d_t, True, hist

@@ -17,28 +17,31 @@ import math
 import numpy as np
 
 from .._jit import jit
-from ..vec import dot, tangential_part
+from ..vec import dot
 from .base import ContactModel, HistoryField, PairCase, Parameter, verlet_limit
 from .restitution import linear_damping_ratio
-from .springs import spring_slider, spring_slider_reference
+from .springs import friction_senses, friction_senses_reference
 
 __all__ = ["LinearSpringDashpot", "law", "reference_law"]
 
 #: gap (m) up to which the engine hands a pair to the law; farther pairs are reset (history zero)
 INTERACTION_RANGE = 0.0
+#: history floats per contact (tangential spring 3, rolling spring 3)
+HISTORY_SIZE = 6
 
 STIFFNESS, T_STIFFNESS, MU, MU_ROLL, ZETA, ROOT_K, ROOT_KT = range(7)
 
 
 @jit
-def law(g, p, hist, dt):
-    """Linear spring-dashpot law; history: tangential xi (3), rolling theta (3)."""
+def law(g, p, h, dt):
+    """Linear spring-dashpot law; history ``h`` (6 floats): tangential xi (3), rolling theta (3).
+
+    Returns ``(force on i, couple on i, stored energy, dissipation, active, new h)``.
+    """
     delta = g.overlap
     if delta <= 0.0:
-        for q in range(6):
-            hist[q] = 0.0
         z = (0.0, 0.0, 0.0)
-        return z, z, 0.0, 0.0, False
+        return z, z, 0.0, 0.0, False, (0.0, 0.0, 0.0, 0.0, 0.0, 0.0)
     n = g.normal
     k = p[STIFFNESS]
     zeta = p[ZETA]
@@ -51,22 +54,10 @@ def law(g, p, hist, dt):
     energy = 0.5 * k * delta * delta
     diss = (f_n - f_el) * rate * dt
     k_t = p[T_STIFFNESS]
-    v_t = tangential_part(g.rel_velocity, n)
-    inc_t = tangential_part(g.rel_displacement, n)
-    f_t, e_t, d_t = spring_slider(hist, 0, n, inc_t, v_t, dt, k_t, k_t, 2.0 * zeta * p[ROOT_KT] * root_m, p[MU] * f_n)
+    f_t, couple, xi_t, xi_r, e_t, d_t = friction_senses(g, (h[0], h[1], h[2]), (h[3], h[4], h[5]), dt, f_n, k_t,
+                                                        k_t, 2.0 * zeta * p[ROOT_KT] * root_m, p[MU], p[MU_ROLL])
     force = (f_t[0] - f_n * n[0], f_t[1] - f_n * n[1], f_t[2] - f_n * n[2])
-    energy += e_t
-    diss += d_t
-    couple = (0.0, 0.0, 0.0)
-    mu_r = p[MU_ROLL]
-    if mu_r > 0.0:
-        w_r = tangential_part(g.rel_angular_velocity, n)
-        inc_r = tangential_part(g.rel_rotation, n)
-        k_r = k_t * g.radius * g.radius
-        couple, e_r, d_r = spring_slider(hist, 3, n, inc_r, w_r, dt, k_r, k_r, 0.0, mu_r * g.radius * f_n)
-        energy += e_r
-        diss += d_r
-    return force, couple, energy, diss, True
+    return force, couple, energy + e_t, diss + d_t, True, (xi_t[0], xi_t[1], xi_t[2], xi_r[0], xi_r[1], xi_r[2])
 
 
 class LinearSpringDashpot(ContactModel):
@@ -154,16 +145,6 @@ def reference_law(geometry: dict, params, hist, dt):
     f_n = max(0.0, f_el + 2 * zeta * np.sqrt(k * g["mass"]) * rate)
     stored = 0.5 * k * delta**2
     diss = (f_n - f_el) * rate * dt
-    v_t = g["rel_velocity"] - (g["rel_velocity"] @ n) * n
-    inc_t = g["rel_displacement"] - (g["rel_displacement"] @ n) * n
-    f_t, hist[0:3], e_t, d_t = spring_slider_reference(hist[0:3], n, inc_t, v_t, dt, k_t, k_t,
-                                                       2 * zeta * np.sqrt(k_t * g["mass"]), mu * f_n)
-    couple = np.zeros(3)
-    if mu_r > 0:
-        w, rot = g["rel_angular_velocity"], g["rel_rotation"]
-        couple, hist[3:6], e_r, d_r = spring_slider_reference(hist[3:6], n, rot - (rot @ n) * n, w - (w @ n) * n, dt,
-                                                               k_t * g["radius"] ** 2, k_t * g["radius"] ** 2, 0.0,
-                                                               mu_r * g["radius"] * f_n)
-        stored += e_r
-        diss += d_r
+    f_t, couple, e_t, d_t = friction_senses_reference(g, hist, dt, f_n, k_t, k_t, 2 * zeta * np.sqrt(k_t * g["mass"]),
+                                                      mu, mu_r)
     return f_t - f_n * n, couple, stored + e_t, diss + d_t, True, hist

@@ -1,7 +1,7 @@
 """The spring-slider shared by the tangential and rolling senses of the built-in laws.
 
 An elastic displacement ``xi`` (a 3-vector kept in the tangent plane of the contact) is the
-history.  Each step:
+history: it comes in as a tuple and the new value goes out (laws are pure functions).  Each step:
 
 1. ``xi`` is rotated into the current tangent plane (projected, then rescaled to its old length),
    so that it follows the contact as the pair rotates; if the stiffness changed since the last
@@ -35,17 +35,16 @@ import math
 from .._jit import jit
 from ..vec import axpy, dot, scale, tangential_part
 
-__all__ = ["spring_slider"]
+__all__ = ["spring_slider", "friction_senses", "spring_slider_reference", "friction_senses_reference"]
 
 
 @jit
-def spring_slider(hist, h0, normal, increment, rate, dt, k, k_old, gamma, limit):
-    """Advance the spring-slider stored in ``hist[h0:h0+3]``.
+def spring_slider(xi, normal, increment, rate, dt, k, k_old, gamma, limit):
+    """Advance a spring-slider: elastic displacement ``xi`` in, new ``xi`` out.
 
     Parameters
     ----------
-    hist : 1-D float64 array, per-contact history row (modified in place)
-    h0 : int, offset of the 3 components of ``xi`` in ``hist``
+    xi : 3-tuple, elastic displacement (m) or rotation (rad) of the previous step (history)
     normal : 3-tuple, unit contact normal
     increment : 3-tuple, relative displacement (m) or rotation (rad) during the step
     rate : 3-tuple, relative velocity (m/s) or angular velocity (rad/s) at the force time
@@ -57,9 +56,8 @@ def spring_slider(hist, h0, normal, increment, rate, dt, k, k_old, gamma, limit)
 
     Returns
     -------
-    (f, stored_energy, dissipation) : 3-tuple (N or N m), J, J
+    (f, xi_new, stored_energy, dissipation) : 3-tuple (N or N m), 3-tuple, J, J
     """
-    xi = (hist[h0], hist[h0 + 1], hist[h0 + 2])
     old2 = dot(xi, xi)
     if old2 > 0.0:
         # rotate into the tangent plane keeping the length, and rescale for the stiffness change
@@ -79,10 +77,33 @@ def spring_slider(hist, h0, normal, increment, rate, dt, k, k_old, gamma, limit)
     else:
         stored = 0.5 * k * dot(xi, xi)
         diss = gamma * dot(rate, rate) * dt
-    hist[h0] = xi[0]
-    hist[h0 + 1] = xi[1]
-    hist[h0 + 2] = xi[2]
-    return f, stored, diss
+    return f, xi, stored, diss
+
+
+@jit
+def friction_senses(g, xi_t, xi_r, dt, f_n, k_t, k_t_old, gamma_t, mu, mu_r):
+    """Sliding and (when ``mu_r > 0``) rolling resistance of a contact, as the built-in laws share them.
+
+    Tangential: spring-slider with history ``xi_t`` of stiffness ``k_t`` (N/m; ``k_t_old`` the
+    previous step's), viscosity ``gamma_t`` (N s/m), sliding at ``mu f_n``.  Rolling: spring-slider
+    with history ``xi_r`` on the relative rotation, stiffness ``k_t R*^2`` (Iwashita and Oda), no
+    viscosity, sliding at the torque ``mu_r R* f_n`` (``xi_r`` stays zero without rolling
+    resistance).  ``g`` is the contact geometry, ``f_n`` (N) the normal force.
+
+    Returns ``(tangential force on i, couple on i, new xi_t, new xi_r, stored energy, dissipation)``.
+    """
+    n = g.normal
+    f_t, xi_t, energy, diss = spring_slider(xi_t, n, tangential_part(g.rel_displacement, n),
+                                            tangential_part(g.rel_velocity, n), dt, k_t, k_t_old, gamma_t, mu * f_n)
+    couple = (0.0, 0.0, 0.0)
+    if mu_r > 0.0:
+        r2 = g.radius * g.radius
+        couple, xi_r, e_r, d_r = spring_slider(xi_r, n, tangential_part(g.rel_rotation, n),
+                                               tangential_part(g.rel_angular_velocity, n), dt, k_t * r2,
+                                               k_t_old * r2, 0.0, mu_r * g.radius * f_n)
+        energy += e_r
+        diss += d_r
+    return f_t, couple, xi_t, xi_r, energy, diss
 
 
 def spring_slider_reference(xi, normal, increment, rate, dt, k, k_old, gamma, limit):
@@ -112,3 +133,27 @@ def spring_slider_reference(xi, normal, increment, rate, dt, k, k_old, gamma, li
         stored = 0.5 * k * xi @ xi
         diss = gamma * rate @ rate * dt
     return f, xi, stored, diss
+
+
+def friction_senses_reference(g: dict, hist, dt, f_n, k_t, k_t_old, gamma_t, mu, mu_r):
+    """Plain NumPy twin of :func:`friction_senses`; ``hist`` is modified in place (a NumPy array)."""
+    import numpy as np
+
+    n = g["normal"]
+
+    def tangential(v):
+        v = np.asarray(v, dtype=float)
+        return v - (v @ n) * n
+
+    f_t, hist[0:3], energy, diss = spring_slider_reference(hist[0:3], n, tangential(g["rel_displacement"]),
+                                                            tangential(g["rel_velocity"]), dt, k_t, k_t_old,
+                                                            gamma_t, mu * f_n)
+    couple = np.zeros(3)
+    if mu_r > 0:
+        r2 = g["radius"] ** 2
+        couple, hist[3:6], e_r, d_r = spring_slider_reference(hist[3:6], n, tangential(g["rel_rotation"]),
+                                                               tangential(g["rel_angular_velocity"]), dt, k_t * r2,
+                                                               k_t_old * r2, 0.0, mu_r * g["radius"] * f_n)
+        energy += e_r
+        diss += d_r
+    return f_t, couple, energy, diss
