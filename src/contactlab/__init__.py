@@ -12,7 +12,7 @@ Quick start::
 
 All quantities are SI (m, kg, s, N, Pa, J).
 """
-from . import models
+from . import io, models
 from .errors import ContactlabError, InputError, SceneFileError, SimulationBlowUp, StabilityError
 from .materials import Material
 from .scene import Scene
@@ -25,6 +25,7 @@ __all__ = [
     "Scene",
     "Simulation",
     "models",
+    "io",
     "ContactlabError",
     "InputError",
     "SceneFileError",
