@@ -14,7 +14,8 @@ ROOT = Path(__file__).resolve().parent.parent
 
 
 @pytest.mark.parametrize("module", ["contactlab.materials", "contactlab.scene.scene", "contactlab.simulation",
-                                    "contactlab.laws.hertz_mindlin", "contactlab.laws.linear_spring_dashpot"])
+                                    "contactlab.laws.hertz_mindlin", "contactlab.laws.linear_spring_dashpot",
+                                    "contactlab.laws.sphere_sphere_contact"])
 def test_docstring_examples(module):
     result = doctest.testmod(importlib.import_module(module), optionflags=doctest.ELLIPSIS)
     assert result.failed == 0 and result.attempted > 0

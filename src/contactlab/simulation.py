@@ -15,7 +15,9 @@ from .engine.codegen import kernel_module
 from .engine.contact_table import ContactTable
 from .errors import InputError, SimulationBlowUp, StabilityError
 from .laws.base import ContactModel, PairCase
+from .materials import Material
 from .model import Model
+from .neighbors.exclusions import Exclusions
 from .scene import Scene
 from .state import State
 
@@ -79,7 +81,7 @@ class Simulation:
 
     # ------------------------------------------------------------------ construction
     def _setup(self, model_data: Model, state: State, contact_model: ContactModel, *, dt, skin, max_overlap,
-               initial_overlap_tolerance, threads, check_initial, table_data=None):
+               initial_overlap_tolerance, threads, check_initial, table_data=None, exclusions=None):
         if not isinstance(contact_model, ContactModel):
             raise InputError(f"model must be a contact model such as cl.models.HertzMindlin(...), "
                              f"got {type(contact_model).__name__}")
@@ -114,6 +116,8 @@ class Simulation:
         self.reporters: list = []
         self.failure: SimulationBlowUp | None = None
         self._kernels = kernel_module(contact_model.law_module)
+        self.exclusions = exclusions if exclusions is not None else Exclusions(
+            model_data.n_materials, model_data.n_spheres + model_data.n_walls)
         with self._threads():
             if table_data is None:
                 self._rebuild()
@@ -279,9 +283,71 @@ class Simulation:
 
     def set_wall_velocity(self, w: int, velocity) -> None:
         """Set the translation velocity (m/s) of wall ``w``."""
-        if not isinstance(w, (int, np.integer)) or not 0 <= int(w) < self.model.n_walls:
-            raise InputError(f"wall index {w!r} is out of range 0..{self.model.n_walls - 1}")
-        self.state.wall_velocities[int(w)] = as_vec3("velocity", velocity)
+        self.state.wall_velocities[self._wall_index(w)] = as_vec3("velocity", velocity)
+
+    def set_active(self, active: bool, *, spheres=None, sphere=None, wall=None, materials=None) -> None:
+        """Switch the contact model on or off for a pair of bodies or a pair of materials.
+
+        The spec's ``activeConnector``.  Give exactly one of:
+
+        * ``spheres=(i, j)``: the two spheres ``i`` and ``j``;
+        * ``sphere=i, wall=w``: sphere ``i`` and wall ``w``;
+        * ``materials=(a, b)``: every pair of a body of material ``a`` and one of material ``b``
+          (``Material`` objects or their names; ``a`` may equal ``b``).
+
+        A switched-off pair never becomes a contact: it exerts nothing, appears in no output and
+        keeps no history (switched on again, it starts as a new contact).  Takes effect now.
+
+        Example
+        -------
+        >>> import contactlab as cl
+        >>> glass = cl.Material(density=2500.0, young=1e7, poisson=0.3)
+        >>> scene = cl.Scene(gravity=(0, 0, 0))
+        >>> a = scene.add_sphere(position=(0, 0, 0), radius=1e-3, material=glass, velocity=(0, 0, 0.1))
+        >>> b = scene.add_sphere(position=(0, 0, 2.1e-3), radius=1e-3, material=glass)
+        >>> sim = cl.Simulation(scene, model=cl.models.HertzMindlin(restitution=0.5, friction=0.3))
+        >>> sim.set_active(False, spheres=(a, b))
+        >>> sim.run(duration=0.01)        # sphere a passes through sphere b
+        >>> float(sim.velocities[a, 2]), sim.n_contacts()
+        (0.1, 0)
+        """
+        if not isinstance(active, (bool, np.bool_)):
+            raise InputError(f"active must be True or False, got {active!r}")
+        given = [x is not None for x in (spheres, sphere if wall is None else None, materials)]
+        if (sphere is None) != (wall is None):
+            raise InputError("sphere=... and wall=... go together (a sphere-wall pair)")
+        if sum(given) + (wall is not None) != 1:
+            raise InputError("give exactly one of spheres=(i, j), sphere=i with wall=w, or materials=(a, b)")
+        m = self.model
+        n_s = m.n_spheres
+        if spheres is not None:
+            try:
+                i, j = spheres
+            except (TypeError, ValueError):
+                raise InputError(f"spheres must be a pair (i, j) of sphere indices, got {spheres!r}") from None
+            i, j = self._sphere_index(i), self._sphere_index(j)
+            if i == j:
+                raise InputError(f"spheres must be two different spheres, got ({i}, {j})")
+            self.exclusions.set_bodies(i, j, bool(active))
+        elif wall is not None:
+            self.exclusions.set_bodies(self._sphere_index(sphere), n_s + self._wall_index(wall), bool(active))
+        else:
+            try:
+                a, b = materials
+            except (TypeError, ValueError):
+                raise InputError(f"materials must be a pair (a, b) of materials or names, got {materials!r}") from None
+            self.exclusions.set_materials(self._material_index(a), self._material_index(b), bool(active))
+        with self._threads():
+            self._rebuild()
+            self._evaluate_initial_forces()
+
+    def _material_index(self, x) -> int:
+        mats = self.model.materials
+        for k, mat in enumerate(mats):
+            if (isinstance(x, Material) and mat is x) or (isinstance(x, str) and mat.name == x):
+                return k
+        names = ", ".join(repr(mat.name) if mat.name else f"<unnamed {k}>" for k, mat in enumerate(mats))
+        raise InputError(f"material {x!r} is not used in this scene; its materials: {names}")
 
     # ------------------------------------------------------------------ kernels
     def _threads(self):
@@ -307,7 +373,8 @@ class Simulation:
 
     def _rebuild(self):
         s, m = self.state, self.model
-        self.table.rebuild(s.positions, m.radius, m.fixed, s.wall_points, m.wall_normal)
+        self.table.rebuild(s.positions, m.radius, m.fixed, s.wall_points, m.wall_normal, self.exclusions, m.material,
+                           m.wall_material)
 
     def _evaluate_initial_forces(self):
         s, m, t = self.state, self.model, self.table
@@ -409,6 +476,71 @@ class Simulation:
         reporter.attach(self)
         self.reporters.append(reporter)
 
+    def record(self, *quantities: str, sphere: int | None = None, contact=None, wall: int | None = None,
+               every: int | None = None, interval: float | None = None, csv=None, keep: bool = True):
+        """Record quantities over time (a sensor); returns the attached :class:`~contactlab.io.sensors.Recorder`.
+
+        The target:
+
+        * ``sphere=k``: ``position``, ``velocity``, ``angular_velocity``, ``orientation``,
+          ``force``, ``torque`` of sphere ``k``;
+        * ``contact=(i, j)`` (two spheres) or ``contact=i, wall=w`` (a sphere and a wall): any key
+          of :meth:`contact`, e.g. ``overlap``, ``gap``, ``normal_force``, ``force``, ``Force``,
+          ``Torque``, ``Director3``, ``relative_velocity``, and the law's history (for
+          ``SphereSphereContact``: ``tangential_speed``, ``impact_velocity``, ``plastic_overlap``);
+        * ``wall=w`` alone: ``point``, ``velocity``, ``force`` (total force of the spheres on it);
+        * nothing: ``kinetic``, ``rotational``, ``gravitational``, ``elastic``, ``dissipated``,
+          ``total``, ``boundary_work``, ``balance_error`` (J), ``n_contacts``,
+          ``linear_momentum``, ``angular_momentum``.
+
+        Every ``every`` steps (default 1) or ``interval`` seconds; ``csv``: also stream to this
+        file.  Recording happens at the due steps, after the step, and never changes the run.
+
+        Example
+        -------
+        >>> import contactlab as cl
+        >>> steel = cl.Material(density=7800.0, young=2e11, poisson=0.3)
+        >>> scene = cl.Scene(gravity=(0, 0, 0))
+        >>> a = scene.add_sphere(position=(0, 0, 0), radius=0.01, material=steel, velocity=(0, 0, 0.5))
+        >>> b = scene.add_sphere(position=(0, 0, 0.0201), radius=0.01, material=steel, fixed=True)
+        >>> model = cl.models.SphereSphereContact(contact_stiffness=1e6, impact_model=2, restitution_coefficient=0.5)
+        >>> sim = cl.Simulation(scene, model=model, dt=2e-6)
+        >>> rec = sim.record("overlap", "normal_force", contact=(a, b))
+        >>> sim.run(duration=0.01)
+        >>> bool(rec["overlap"].max() > 0), round(float(-sim.velocities[a, 2] / 0.5), 2)   # rebound at e
+        (True, 0.5)
+        """
+        from .io.sensors import Recorder
+
+        if contact is not None:
+            if wall is not None:
+                target = ("contact_wall", self._sphere_index(contact), self._wall_index(wall))
+            else:
+                try:
+                    i, j = contact
+                except (TypeError, ValueError):
+                    raise InputError(f"contact must be a pair (i, j) of spheres, or a sphere i with wall=w; "
+                                     f"got {contact!r}") from None
+                target = ("contact", self._sphere_index(i), self._sphere_index(j))
+            if sphere is not None:
+                raise InputError("give one target: sphere=, contact= (with wall= for a wall contact) or wall=")
+        elif sphere is not None:
+            if wall is not None:
+                raise InputError("give one target: sphere=, contact= (with wall= for a wall contact) or wall=")
+            target = ("sphere", self._sphere_index(sphere))
+        elif wall is not None:
+            target = ("wall", self._wall_index(wall))
+        else:
+            target = ("global",)
+        rec = Recorder(quantities, target, every=every, interval=interval, csv=csv, keep=keep)
+        self.add_reporter(rec)
+        return rec
+
+    def _wall_index(self, w) -> int:
+        if isinstance(w, (bool, np.bool_)) or not isinstance(w, (int, np.integer)) or not 0 <= int(w) < self.model.n_walls:
+            raise InputError(f"wall index {w!r} is out of range 0..{self.model.n_walls - 1}")
+        return int(w)
+
     def run(self, duration: float | None = None, steps: int | None = None, *, progress=None) -> None:
         """Advance by ``duration`` seconds (rounded up to whole steps) or by ``steps`` steps.
 
@@ -472,25 +604,77 @@ class Simulation:
     def contacts(self, *, all_candidates: bool = False) -> dict[str, np.ndarray]:
         """Per-contact arrays of the active contacts (or of every candidate pair).
 
-        Keys: ``i`` (sphere), ``j`` (sphere, or -1 for a wall contact), ``wall`` (wall index, or -1),
-        ``overlap`` (m), ``normal`` (unit, from i towards j; for walls into the wall),
-        ``contact_point`` (m), ``force`` (force on i, N, global frame), ``torque_i`` and ``torque_j``
-        (torques about each centre, N m; 0 for walls), ``elastic_energy`` (J), and the law's
-        history fields by name (e.g. ``tangential_displacement``, m).  ``j`` receives ``-force``.
+        Keys (one row per contact; body ``i`` is the spec's sphere 0, ``j`` its sphere 1):
+
+        * ``i`` (sphere), ``j`` (sphere, or -1 for a wall contact), ``wall`` (wall index, or -1);
+        * ``overlap`` (m, > 0 in contact) and ``gap`` (m, ``-overlap``);
+        * ``normal`` (unit, from i towards j; for a wall, into the wall), alias ``director``;
+        * ``contact_point`` (m), midway through the overlap;
+        * ``force`` (N, global: the force on i; j receives ``-force``), ``normal_force`` (N, the
+          normal component of the force on j, > 0 when it pushes the bodies apart),
+          ``torque_i`` and ``torque_j`` (N m, about each centre; 0 for walls);
+        * ``displacement`` (m, ``x_j - x_i``; for a wall, from the centre of i to its foot on the
+          wall), ``displacement_local`` (m, ``(0, 0, gap)``), ``relative_velocity`` (m/s,
+          ``v_j - v_i`` of the centres; for a wall, the wall's velocity minus ``v_i``);
+        * ``elastic_energy`` (J) stored in the contact;
+        * the law's history fields by name (e.g. ``tangential_displacement``, m; a field whose
+          name is taken above is given as ``history_<name>``);
+        * the output variables of spec 000 under their names there: ``Director3`` (normal),
+          ``Displacement``, ``DisplacementLocal``, ``Velocity`` (as above), ``Force`` (the force
+          on j, the spec's sphere 1: ``-force``) and ``Torque`` (the torque on i, the spec's
+          sphere 0: ``torque_i``).
         """
-        s, m, t = self.state, self.model, self.table
+        t = self.table
         n = t.n_pairs
         sel = np.arange(n) if all_candidates else t.active()
-        i = t.pair_i[:n][sel].astype(np.int64)
-        jraw = t.pair_j[:n][sel].astype(np.int64)
+        return self._pair_data(t.pair_i[:n][sel].astype(np.int64), t.pair_j[:n][sel].astype(np.int64), sel)
+
+    def contact(self, i: int, j: int | None = None, *, wall: int | None = None) -> dict:
+        """The data of one pair, as :meth:`contacts` gives it (scalars and (3,) arrays).
+
+        ``contact(i, j)`` for two spheres (reported with ``i < j``: the keys follow the pair's
+        order), ``contact(i, wall=w)`` for a sphere and a wall.  A pair that is not in contact
+        still has its geometric values (gap, normal, displacement, relative velocity); its force,
+        torques, energy and history are zero, and ``in_contact`` says which case it is.
+        """
+        m = self.model
+        i = self._sphere_index(i)
+        if (j is None) == (wall is None):
+            raise InputError("give exactly one of j (a sphere) or wall=w")
+        if j is not None:
+            j = self._sphere_index(j)
+            if j == i:
+                raise InputError(f"a sphere has no contact with itself (i = j = {i})")
+            i, jraw = min(i, j), max(i, j)
+        else:
+            jraw = m.n_spheres + self._wall_index(wall)
+        t = self.table
+        lo, hi = int(t.i_start[i]), int(t.i_start[i + 1])
+        k = lo + int(np.searchsorted(t.pair_j[lo:hi], jraw))
+        row = k if k < hi and int(t.pair_j[k]) == jraw else -1
+        in_contact = row >= 0 and t.status[row] == layout.ACTIVE
+        data = self._pair_data(np.array([i]), np.array([jraw]), np.array([row if in_contact else -1]))
+        out = {key: (v[0] if v.ndim == 1 else v[0].copy()) for key, v in data.items()}
+        for key in ("i", "j", "wall"):
+            out[key] = int(out[key])
+        out["in_contact"] = bool(in_contact)
+        return out
+
+    def _pair_data(self, i: np.ndarray, jraw: np.ndarray, rows: np.ndarray) -> dict[str, np.ndarray]:
+        """Per-pair arrays for bodies ``i``, ``jraw`` (sphere index or N + wall) and table rows
+        (``-1``: not in contact, zero force and history)."""
+        s, m, t = self.state, self.model, self.table
         ns = m.n_spheres
+        npair = len(i)
         is_wall = jraw >= ns
         j = np.where(is_wall, -1, jraw)
         wall = np.where(is_wall, jraw - ns, -1)
         xi = s.positions[i]
         ri = m.radius[i]
-        normal = np.zeros((len(sel), 3))
-        overlap = np.zeros(len(sel))
+        normal = np.zeros((npair, 3))
+        overlap = np.zeros(npair)
+        displacement = np.zeros((npair, 3))
+        rel_vel = np.zeros((npair, 3))
         sp = ~is_wall
         if sp.any():
             d = s.positions[j[sp]] - xi[sp]
@@ -498,11 +682,20 @@ class Simulation:
             with np.errstate(invalid="ignore", divide="ignore"):
                 normal[sp] = d / dist[:, None]
             overlap[sp] = ri[sp] + m.radius[j[sp]] - dist
+            displacement[sp] = d
+            rel_vel[sp] = s.velocities[j[sp]] - s.velocities[i[sp]]
         if is_wall.any():
             w = wall[is_wall]
             normal[is_wall] = -m.wall_normal[w]
-            overlap[is_wall] = ri[is_wall] - np.einsum("ij,ij->i", xi[is_wall] - s.wall_points[w], m.wall_normal[w])
-        out = t.out[sel]
+            height = np.einsum("ij,ij->i", xi[is_wall] - s.wall_points[w], m.wall_normal[w])
+            overlap[is_wall] = ri[is_wall] - height
+            displacement[is_wall] = -height[:, None] * m.wall_normal[w]
+            rel_vel[is_wall] = s.wall_velocities[w] - s.velocities[i[is_wall]]
+        have = rows >= 0
+        out = np.zeros((npair, t.out.shape[1]))
+        out[have] = t.out[rows[have]]
+        hist = np.zeros((npair, t.hist.shape[1]))
+        hist[have] = t.hist[rows[have]]
         contact_point = xi + (ri - 0.5 * overlap)[:, None] * normal
         force = out[:, layout.OUT_FORCE: layout.OUT_FORCE + 3].copy()
         torque_j = out[:, layout.OUT_TORQUE_J: layout.OUT_TORQUE_J + 3].copy()
@@ -510,22 +703,32 @@ class Simulation:
         lever = np.where(is_wall[:, None], contact_point - xi, s.positions[np.maximum(j, 0)] - xi)
         torque_i = np.cross(lever, force) - torque_j
         torque_j[is_wall] = 0.0
+        gap = -overlap
+        local = np.zeros((npair, 3))
+        local[:, 2] = gap
         result = {
             "i": i,
             "j": j,
             "wall": wall,
             "overlap": overlap,
+            "gap": gap,
             "normal": normal,
+            "director": normal,
             "contact_point": contact_point,
             "force": force,
+            "normal_force": -np.einsum("ij,ij->i", force, normal),
             "torque_i": torque_i,
             "torque_j": torque_j,
+            "displacement": displacement,
+            "displacement_local": local,
+            "relative_velocity": rel_vel,
             "elastic_energy": out[:, layout.OUT_ELASTIC].copy(),
         }
-        hist = t.hist[sel]
         for name, sl in self.contact_model.history_slices().items():
             block = hist[:, sl].copy()
-            result[name] = block[:, 0] if block.shape[1] == 1 else block
+            result[name if name not in result else f"history_{name}"] = block[:, 0] if block.shape[1] == 1 else block
+        result.update(Director3=normal, Displacement=displacement, DisplacementLocal=local, Velocity=rel_vel,
+                      Force=-force, Torque=torque_i)
         return result
 
     def save_checkpoint(self, path):

@@ -5,6 +5,7 @@ import numpy as np
 
 from .._jit import n_blocks
 from ..neighbors.celllist import build_pairs, remap_pairs, transpose_pairs
+from ..neighbors.exclusions import filter_pairs
 from .layout import ACTIVE, INDEX, N_OUT
 
 __all__ = ["ContactTable"]
@@ -49,10 +50,18 @@ class ContactTable:
         return (np.empty(capacity, dtype=INDEX), np.empty(capacity, dtype=INDEX),
                 np.zeros((capacity, self.hist_cols)), np.zeros((capacity, N_OUT)), np.zeros(capacity, dtype=np.int8))
 
-    def rebuild(self, pos, radius, fixed, wall_point, wall_normal):
-        """Build the list around the current positions and carry each pair's data over."""
+    def rebuild(self, pos, radius, fixed, wall_point, wall_normal, exclusions=None, material=None,
+                wall_material=None):
+        """Build the list around the current positions and carry each pair's data over.
+
+        ``exclusions`` (:class:`~contactlab.neighbors.exclusions.Exclusions`, with the per-sphere
+        and per-wall ``material`` indices) drops switched-off pairs.
+        """
         sp_i, sp_j, sp_hist, sp_out, sp_status = self._spare
         new_i, new_j, n_new, i_start = build_pairs(pos, radius, fixed, self.skin, wall_point, wall_normal, sp_i, sp_j)
+        if exclusions is not None and exclusions.any:
+            n_new = filter_pairs(n_new, new_i, new_j, i_start, material, wall_material, exclusions.material_active,
+                                 exclusions.keys, exclusions.n_bodies)
         if sp_hist.shape[0] < new_i.shape[0]:
             _, _, sp_hist, sp_out, sp_status = self._empty(new_i.shape[0])
         remap_pairs(n_new, new_i, new_j, self.i_start, self.pair_j, self.hist, sp_hist, self.out, sp_out,

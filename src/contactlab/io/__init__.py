@@ -2,7 +2,8 @@
 from .checkpoint import CheckpointReporter, load_checkpoint, save_checkpoint
 from .csv import EnergyCSVReporter
 from .reporter import Reporter
+from .sensors import Recorder
 from .vtk import VTKReporter
 
-__all__ = ["Reporter", "VTKReporter", "EnergyCSVReporter", "CheckpointReporter", "save_checkpoint",
+__all__ = ["Reporter", "Recorder", "VTKReporter", "EnergyCSVReporter", "CheckpointReporter", "save_checkpoint",
            "load_checkpoint"]

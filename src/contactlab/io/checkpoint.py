@@ -20,12 +20,13 @@ from ..errors import InputError
 from ..laws.registry import model_from_dict
 from ..materials import Material
 from ..model import Model
+from ..neighbors.exclusions import Exclusions
 from ..state import State
 from .reporter import Reporter
 
 __all__ = ["save_checkpoint", "load_checkpoint", "CheckpointReporter", "FORMAT_VERSION"]
 
-FORMAT_VERSION = 2
+FORMAT_VERSION = 3
 
 _MODEL_ARRAYS = ("radius", "mass", "inv_mass", "inertia", "inv_inertia", "material", "fixed", "wall_normal",
                  "wall_material", "gravity")
@@ -43,6 +44,8 @@ def save_checkpoint(sim, path) -> Path:
     arrays = {f"model_{k}": getattr(sim.model, k) for k in _MODEL_ARRAYS}
     arrays.update({f"state_{k}": getattr(sim.state, k) for k in _STATE_ARRAYS})
     arrays.update({f"table_{k}": v for k, v in t.saved().items()})
+    arrays["exclusions_material_active"] = sim.exclusions.material_active
+    arrays["exclusions_keys"] = sim.exclusions.keys
     meta = {
         "format": "contactlab-checkpoint",
         "version": FORMAT_VERSION,
@@ -102,10 +105,12 @@ def load_checkpoint(path, *, threads: int | None = None):
     sim = Simulation.__new__(Simulation)
     table_data = {k: data[f"table_{k}"] for k in ("pair_i", "pair_j", "hist", "out", "status", "ref_pos", "wall_ref")}
     table_data.update(skin=meta["skin"], builds=meta["builds"])
+    exclusions = Exclusions(len(materials), model.n_spheres + model.n_walls,
+                            np.array(data["exclusions_material_active"]), np.array(data["exclusions_keys"]))
     sim._setup(model, state, contact_model, dt=meta["dt"], skin=meta["skin"], max_overlap=meta["max_overlap"],
                initial_overlap_tolerance=meta["initial_overlap_tolerance"],
                threads=threads if threads is not None else meta["threads"], check_initial=False,
-               table_data=table_data)
+               table_data=table_data, exclusions=exclusions)
     sim._time_base = float(meta["time_base"])
     sim._step_base = int(meta["step_base"])
     sim._initial_energy = float(meta["initial_energy"])

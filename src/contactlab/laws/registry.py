@@ -5,6 +5,7 @@ from ..errors import InputError
 from .base import ContactModel
 from .hertz_mindlin import HertzMindlin
 from .linear_spring_dashpot import LinearSpringDashpot
+from .sphere_sphere_contact import SphereSphereContact
 
 __all__ = ["MODELS", "register", "model_from_dict"]
 
@@ -19,7 +20,7 @@ def register(cls: type[ContactModel]) -> type[ContactModel]:
     return cls
 
 
-for _cls in (HertzMindlin, LinearSpringDashpot):
+for _cls in (HertzMindlin, LinearSpringDashpot, SphereSphereContact):
     register(_cls)
 
 
