@@ -67,7 +67,7 @@ def test_bad_model_parameters():
         cl.models.HertzMindlin(restitution=0.5, friction=-0.1)
     with pytest.raises(cl.InputError, match=r"stiffness must satisfy 0 < stiffness"):
         cl.models.LinearSpringDashpot(stiffness=-5.0, restitution=0.5, friction=0.5)
-    with pytest.raises(TypeError):
+    with pytest.raises(cl.InputError, match=r"unknown parameter\(s\) bogus; allowed: restitution, friction"):
         cl.models.HertzMindlin(restitution=0.5, friction=0.5, bogus=1.0)
 
 

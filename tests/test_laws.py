@@ -15,7 +15,7 @@ from scipy.integrate import solve_ivp
 import contactlab as cl
 from contactlab._jit import kernel
 from contactlab.geometry.record import GEOMETRY_FIELDS, ContactGeometry
-from contactlab.laws import hertz_mindlin, linear_spring_dashpot
+from contactlab.laws import hertz_mindlin, linear_spring_dashpot, sphere_sphere_contact
 from contactlab.laws.restitution import (hertz_damping_coefficient, hertz_restitution, linear_damping_ratio,
                                          linear_restitution, linear_restitution_closed_form)
 
@@ -98,7 +98,8 @@ def test_law_resets_history_when_apart(glass):
 
 
 @pytest.mark.parametrize("module, model", [(hertz_mindlin, cl.models.HertzMindlin(restitution=0.5, friction=0.5)),
-                                           (linear_spring_dashpot, cl.models.LinearSpringDashpot(1e3, 0.5, 0.5))])
+                                           (linear_spring_dashpot, cl.models.LinearSpringDashpot(1e3, 0.5, 0.5)),
+                                           (sphere_sphere_contact, cl.models.SphereSphereContact(1e3))])
 def test_history_sizes_agree(module, model):
     """The compiled law's history tuple and the model's declared history fields have one size."""
     assert module.HISTORY_SIZE == model.history_size
@@ -141,3 +142,40 @@ def test_hertz_restitution_independent_of_scales():
         sol = solve_ivp(rhs, (0, 100 * t_scale), (0.0, v), events=end, rtol=1e-11, atol=1e-20,
                         max_step=t_scale / 50, method="DOP853")
         assert -sol.y_events[0][0][1] / v == pytest.approx(e_req, rel=1e-6)
+
+
+@kernel(cache=False)
+def _call_ssc(g, p, h, dt):
+    return sphere_sphere_contact.law(g, p, h, dt)
+
+
+@pytest.mark.parametrize("kwargs", [
+    dict(impact_model=0, contact_damping=0.3),
+    dict(impact_model=0, contact_plasticity_ratio=0.6, constant_pull_off_force=0.02, adhesion_coefficient=40.0,
+         adhesion_exponent=1.5, contact_stiffness_exponent=1.5),
+    dict(impact_model=1, restitution_coefficient=0.6, contact_damping=0.1, minimum_impact_velocity=0.01),
+    dict(impact_model=2, restitution_coefficient=0.2, contact_stiffness_exponent=1.5),
+])
+def test_sphere_sphere_contact_equals_numpy_twin(glass, kwargs):
+    """Spec-000 law: compiled against its NumPy twin through load, unload, separation and re-contact."""
+    rng = np.random.default_rng(11)
+    model = cl.models.SphereSphereContact(contact_stiffness=2e3, dynamic_friction=0.4, friction_proportional_zone=0.02,
+                                          **kwargs)
+    params = model.pair_table((glass,))[0, 0]
+    h_fast = (0.0,) * model.history_size
+    h_ref = np.zeros(model.history_size)
+    plastic = apart = 0
+    for g in _random_geometries(rng, 400):
+        f, m, e, d, active, h_fast = _call_ssc(_as_record(g), params, h_fast, 1e-5)
+        rf, rm, re_, rd, ractive, h_ref = sphere_sphere_contact.reference_law(g, params, h_ref, 1e-5)
+        assert active == ractive
+        np.testing.assert_allclose(f, rf, rtol=1e-10, atol=1e-14)
+        np.testing.assert_allclose(m, rm, atol=1e-16)
+        assert e == pytest.approx(re_, rel=1e-10, abs=1e-20)
+        assert d == pytest.approx(rd, rel=1e-9, abs=1e-18)
+        np.testing.assert_allclose(h_fast, h_ref, rtol=1e-10, atol=1e-15)
+        plastic += h_ref[3] > 0
+        apart += not active
+    assert apart > 0
+    if kwargs.get("contact_plasticity_ratio"):
+        assert plastic > 0

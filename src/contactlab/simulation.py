@@ -280,10 +280,19 @@ class Simulation:
         self.state.velocities[k] = v
         if w is not None:
             self.state.angular_velocities[k] = w
+        self._refresh_forces()
 
     def set_wall_velocity(self, w: int, velocity) -> None:
         """Set the translation velocity (m/s) of wall ``w``."""
         self.state.wall_velocities[self._wall_index(w)] = as_vec3("velocity", velocity)
+        self._refresh_forces()
+
+    def _refresh_forces(self):
+        """Evaluate the forces again at the current state (after a change of velocities or of the
+        contacts): the dashpots and the power of the driven bodies see the new velocities."""
+        if self.failure is None:
+            with self._threads():
+                self._evaluate_initial_forces()
 
     def set_active(self, active: bool, *, spheres=None, sphere=None, wall=None, materials=None) -> None:
         """Switch the contact model on or off for a pair of bodies or a pair of materials.
@@ -339,7 +348,7 @@ class Simulation:
             self.exclusions.set_materials(self._material_index(a), self._material_index(b), bool(active))
         with self._threads():
             self._rebuild()
-            self._evaluate_initial_forces()
+        self._refresh_forces()
 
     def _material_index(self, x) -> int:
         mats = self.model.materials

@@ -206,7 +206,7 @@ def _pairs_chunk(p0, p1, i_start, pair_j, pos, vel, angvel, mid_vel, mid_angvel,
         ty = 0.0
         tz = 0.0
         diss_sum = 0.0
-        work_sum = 0.0
+        power = 0.0
         for k in range(i_start[i], i_start[i + 1]):
             j = pair_j[k]
             # cheap distance test first: most candidate pairs are apart
@@ -277,7 +277,7 @@ def _pairs_chunk(p0, p1, i_start, pair_j, pos, vel, angvel, mid_vel, mid_angvel,
             ty += ti[1]
             tz += ti[2]
             diss_sum += diss
-            work_sum -= work * dt
+            power -= work
             if geom.overlap > overlap_limit * rmin:
                 flags[FLAG_OVERLAP] = 1
             if not ok:
@@ -289,7 +289,10 @@ def _pairs_chunk(p0, p1, i_start, pair_j, pos, vel, angvel, mid_vel, mid_angvel,
         owner[i, 4] = ty
         owner[i, 5] = tz
         owner[i, 6] = diss_sum
-        owner[i, 7] = work_sum
+        # boundary work of the step by the trapezoidal rule over the powers at its two ends (the
+        # velocity-Verlet work of a force), second order like the rest of the energy bookkeeping
+        owner[i, 7] = 0.5 * (owner[i, 8] + power) * dt
+        owner[i, 8] = power
 
 
 @pkernel

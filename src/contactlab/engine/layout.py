@@ -19,7 +19,7 @@ import numpy as np
 
 __all__ = [
     "OUT_FORCE", "OUT_TORQUE_J", "OUT_ELASTIC", "N_OUT", "OWN_FORCE", "OWN_TORQUE", "OWN_DISSIPATION",
-    "OWN_BOUNDARY", "N_OWN",
+    "OWN_BOUNDARY", "OWN_BOUNDARY_POWER", "N_OWN",
     "ACTIVE", "INACTIVE", "CLEARED", "INDEX",
     "FLAG_REBUILD", "FLAG_OVERLAP", "FLAG_FORCE_NAN", "FLAG_STATE_NAN", "FLAG_FAST", "N_FLAGS",
 ]
@@ -40,7 +40,8 @@ OWN_FORCE = 0        # 3 columns, N
 OWN_TORQUE = 3       # 3 columns, N m
 OWN_DISSIPATION = 6  # J, during the last step
 OWN_BOUNDARY = 7     # J, work done on the spheres by driven bodies during the last step
-N_OWN = 8
+OWN_BOUNDARY_POWER = 8  # W, power of the driven bodies on the sphere at the last evaluation
+N_OWN = 9
 
 # values of status (int8)
 ACTIVE = 1

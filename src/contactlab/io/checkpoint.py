@@ -44,6 +44,7 @@ def save_checkpoint(sim, path) -> Path:
     arrays = {f"model_{k}": getattr(sim.model, k) for k in _MODEL_ARRAYS}
     arrays.update({f"state_{k}": getattr(sim.state, k) for k in _STATE_ARRAYS})
     arrays.update({f"table_{k}": v for k, v in t.saved().items()})
+    arrays["boundary_power"] = sim._owner[:, 8]
     arrays["exclusions_material_active"] = sim.exclusions.material_active
     arrays["exclusions_keys"] = sim.exclusions.keys
     meta = {
@@ -111,6 +112,7 @@ def load_checkpoint(path, *, threads: int | None = None):
                initial_overlap_tolerance=meta["initial_overlap_tolerance"],
                threads=threads if threads is not None else meta["threads"], check_initial=False,
                table_data=table_data, exclusions=exclusions)
+    sim._owner[:, 8] = data["boundary_power"]
     sim._time_base = float(meta["time_base"])
     sim._step_base = int(meta["step_base"])
     sim._initial_energy = float(meta["initial_energy"])

@@ -123,8 +123,8 @@ class HertzMindlin(ContactModel):
     # the limit is taken at the largest allowed overlap; typical overlaps are far smaller and softer
     default_dt_fraction = 0.35
 
-    def __init__(self, restitution, friction, rolling_friction=0.0):
-        super().__init__(restitution=restitution, friction=friction, rolling_friction=rolling_friction)
+    def __init__(self, restitution, friction, rolling_friction=0.0, **unknown):
+        super().__init__(restitution=restitution, friction=friction, rolling_friction=rolling_friction, **unknown)
         self._damping = hertz_damping_coefficient(self.restitution)
 
     @property

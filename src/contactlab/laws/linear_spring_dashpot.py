@@ -101,9 +101,11 @@ class LinearSpringDashpot(ContactModel):
     # allowed overlap), and the dashpot switches on at first touch: ~15 steps per contact by default
     default_dt_fraction = 0.15
 
-    def __init__(self, stiffness, restitution, friction, tangential_stiffness_ratio=2.0 / 7.0, rolling_friction=0.0):
+    def __init__(self, stiffness, restitution, friction, tangential_stiffness_ratio=2.0 / 7.0, rolling_friction=0.0,
+                 **unknown):
         super().__init__(stiffness=stiffness, restitution=restitution, friction=friction,
-                         tangential_stiffness_ratio=tangential_stiffness_ratio, rolling_friction=rolling_friction)
+                         tangential_stiffness_ratio=tangential_stiffness_ratio, rolling_friction=rolling_friction,
+                         **unknown)
         self._zeta = linear_damping_ratio(self.restitution)
 
     @property

@@ -247,7 +247,7 @@ class SphereSphereContact(ContactModel):
     def __init__(self, contact_stiffness=0.0, contact_damping=0.0, contact_stiffness_exponent=1.0, impact_model=0,
                  restitution_coefficient=1.0, minimum_impact_velocity=0.0, dynamic_friction=0.0,
                  friction_proportional_zone=1e-3, constant_pull_off_force=0.0, contact_plasticity_ratio=0.0,
-                 adhesion_coefficient=0.0, adhesion_exponent=1.0):
+                 adhesion_coefficient=0.0, adhesion_exponent=1.0, **unknown):
         if isinstance(impact_model, bool) or impact_model not in IMPACT_MODELS:
             raise InputError(f"SphereSphereContact: impact_model must be one of "
                              f"{', '.join(f'{k} ({v})' for k, v in IMPACT_MODELS.items())}, got {impact_model!r}")
@@ -258,7 +258,7 @@ class SphereSphereContact(ContactModel):
                          friction_proportional_zone=friction_proportional_zone,
                          constant_pull_off_force=constant_pull_off_force,
                          contact_plasticity_ratio=contact_plasticity_ratio,
-                         adhesion_coefficient=adhesion_coefficient, adhesion_exponent=adhesion_exponent)
+                         adhesion_coefficient=adhesion_coefficient, adhesion_exponent=adhesion_exponent, **unknown)
         self._values["impact_model"] = int(impact_model)
 
     @property
