@@ -8,6 +8,7 @@ import subprocess
 import sys
 from pathlib import Path
 
+import numpy as np
 import pytest
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -43,3 +44,17 @@ def test_readme_commands_are_the_ones_ci_runs():
     assert "pip install -e ." in readme and "python -m pytest -q" in readme
     assert "python -m pytest -q" in ci and 'pip install -e ".[test]"' in ci
     assert subprocess.run([sys.executable, "-m", "contactlab.cli", "--help"], capture_output=True).returncode == 0
+
+
+def test_sphere_sphere_contact_example():
+    """The spec-000 example: model 2 rebounds at the requested e = 0.7 after every impact; model 0
+    with loading on k_c and unloading on k_2 = 2 k_c at e = sqrt(k_c / k_2) (energy of the two
+    linear branches); the cradle passes the speed down the row."""
+    ns = runpy.run_path(str(ROOT / "examples" / "sphere_sphere_contact.py"))
+    results, cradle = ns["main"]()
+    ratios = {name: np.array(s[1:]) / np.array(s[:-1]) for name, s in results.items()}
+    (m0,) = [r for name, r in ratios.items() if name.startswith("0")]
+    (m2,) = [r for name, r in ratios.items() if name.startswith("2")]
+    np.testing.assert_allclose(m2, 0.7, rtol=0.01)
+    np.testing.assert_allclose(m0, np.sqrt(0.5), rtol=0.005)
+    assert cradle[-1] > 0.49 and np.all(np.abs(cradle[:-1]) < 0.01)
