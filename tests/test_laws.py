@@ -57,6 +57,23 @@ def _as_record(g):
     return ContactGeometry(*vals)
 
 
+def _twin_steps(call, ref, params, history_size, rng, steps=400, dt=1e-5):
+    """Drive a compiled law and its NumPy twin through the same random geometries, asserting equal
+    outputs at every step; yields ``(geometry, force, active, history)``."""
+    h_fast = (0.0,) * history_size
+    h_ref = np.zeros(history_size)
+    for g in _random_geometries(rng, steps):
+        f, m, e, d, active, h_fast = call(_as_record(g), params, h_fast, dt)
+        rf, rm, re_, rd, ractive, h_ref = ref(g, params, h_ref, dt)
+        assert active == ractive
+        np.testing.assert_allclose(f, rf, rtol=1e-10, atol=1e-14)
+        np.testing.assert_allclose(m, rm, rtol=1e-10, atol=1e-16)
+        assert e == pytest.approx(re_, rel=1e-10, abs=1e-20)
+        assert d == pytest.approx(rd, rel=1e-9, abs=1e-20)
+        np.testing.assert_allclose(h_fast, h_ref, rtol=1e-10, atol=1e-18)
+        yield g, f, active, h_ref
+
+
 @pytest.mark.parametrize("which", ["hertz_mindlin", "linear_spring_dashpot"])
 @pytest.mark.parametrize("rolling", [0.0, 0.1])
 def test_compiled_law_equals_numpy_twin(glass, which, rolling):
@@ -67,19 +84,8 @@ def test_compiled_law_equals_numpy_twin(glass, which, rolling):
     else:
         model = cl.models.LinearSpringDashpot(stiffness=3e3, restitution=0.4, friction=0.3, rolling_friction=rolling)
         call, ref = _call_lsd, linear_spring_dashpot.reference_law
-    params = model.pair_table((glass,))[0, 0]
-    h_fast = (0.0,) * model.history_size
-    h_ref = np.zeros(model.history_size)
     slid = stuck = 0
-    for g in _random_geometries(rng, 400):
-        f, m, e, d, active, h_fast = call(_as_record(g), params, h_fast, 1e-5)
-        rf, rm, re_, rd, ractive, h_ref = ref(g, params, h_ref, 1e-5)
-        assert active == ractive
-        np.testing.assert_allclose(f, rf, rtol=1e-10, atol=1e-14)
-        np.testing.assert_allclose(m, rm, rtol=1e-10, atol=1e-16)
-        assert e == pytest.approx(re_, rel=1e-10, abs=1e-20)
-        assert d == pytest.approx(rd, rel=1e-9, abs=1e-20)
-        np.testing.assert_allclose(h_fast, h_ref, rtol=1e-10, atol=1e-18)
+    for g, f, active, _ in _twin_steps(call, ref, model.pair_table((glass,))[0, 0], model.history_size, rng):
         if active:
             f_n = -np.dot(f, g["normal"])
             f_t = np.linalg.norm(np.asarray(f) + f_n * g["normal"])
@@ -161,19 +167,9 @@ def test_sphere_sphere_contact_equals_numpy_twin(glass, kwargs):
     rng = np.random.default_rng(11)
     model = cl.models.SphereSphereContact(contact_stiffness=2e3, dynamic_friction=0.4, friction_proportional_zone=0.02,
                                           **kwargs)
-    params = model.pair_table((glass,))[0, 0]
-    h_fast = (0.0,) * model.history_size
-    h_ref = np.zeros(model.history_size)
     plastic = apart = 0
-    for g in _random_geometries(rng, 400):
-        f, m, e, d, active, h_fast = _call_ssc(_as_record(g), params, h_fast, 1e-5)
-        rf, rm, re_, rd, ractive, h_ref = sphere_sphere_contact.reference_law(g, params, h_ref, 1e-5)
-        assert active == ractive
-        np.testing.assert_allclose(f, rf, rtol=1e-10, atol=1e-14)
-        np.testing.assert_allclose(m, rm, atol=1e-16)
-        assert e == pytest.approx(re_, rel=1e-10, abs=1e-20)
-        assert d == pytest.approx(rd, rel=1e-9, abs=1e-18)
-        np.testing.assert_allclose(h_fast, h_ref, rtol=1e-10, atol=1e-15)
+    for _, _, active, h_ref in _twin_steps(_call_ssc, sphere_sphere_contact.reference_law,
+                                           model.pair_table((glass,))[0, 0], model.history_size, rng):
         plastic += h_ref[3] > 0
         apart += not active
     assert apart > 0
