@@ -72,9 +72,13 @@ def run_phases(n: int, threads: int) -> dict:
     res["falling"] = {"steps": steps, "seconds": wall, "particle_steps_per_s": n * steps / wall,
                       "contact_steps_per_s": csteps / wall, "contacts_end": sim.n_contacts()}
     ckpt = OUT / f"settled-{n}.npz"
+    dense = None
     if ckpt.exists():
-        dense = cl.Simulation.load_checkpoint(ckpt, threads=threads)
-    else:
+        try:
+            dense = cl.Simulation.load_checkpoint(ckpt, threads=threads)
+        except cl.InputError as exc:   # written by an older checkpoint format: settle again
+            print(f"re-settling N={n}: {exc}", file=sys.stderr)
+    if dense is None:
         sim.run(duration=settle_time(n) - sim.time)
         sim.save_checkpoint(ckpt)
         dense = sim
@@ -151,7 +155,7 @@ def main() -> int:
     OUT.mkdir(exist_ok=True)
     import numba
 
-    info = {"machine": _cpu(), "cpus": os.cpu_count(), "python": platform.python_version(),
+    info = {"machine": settle_scene.cpu_name(), "cpus": os.cpu_count(), "python": platform.python_version(),
             "numba": numba.__version__}
     if args.startup:
         s = startup()
@@ -206,16 +210,6 @@ def main() -> int:
         print(f"|   |   | memory | {r['memory_bytes_per_particle']:.0f} B/particle, peak RSS {r['peak_rss_mb']:.0f} MB "
               f"| | |")
     return 0
-
-
-def _cpu() -> str:
-    try:
-        for line in Path("/proc/cpuinfo").read_text().splitlines():
-            if line.startswith("model name"):
-                return line.split(":", 1)[1].strip()
-    except OSError:
-        pass
-    return platform.processor() or platform.machine()
 
 
 if __name__ == "__main__":

@@ -8,6 +8,8 @@ model: Hertz-Mindlin, restitution 0.5, friction 0.5.
 from __future__ import annotations
 
 import math
+import platform
+from pathlib import Path
 
 import numpy as np
 
@@ -57,3 +59,14 @@ def build_scene(n: int, seed: int = 1):
 
 
 _ = np
+
+
+def cpu_name() -> str:
+    """The processor's model name (for benchmark records)."""
+    try:
+        for line in Path("/proc/cpuinfo").read_text().splitlines():
+            if line.startswith("model name"):
+                return line.split(":", 1)[1].strip()
+    except OSError:
+        pass
+    return platform.processor() or platform.machine()

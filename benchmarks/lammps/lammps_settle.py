@@ -359,7 +359,8 @@ def dense_script(restart: str, p: dict, side: float, dt: float, skin: float, ste
 # ---------------------------------------------------------------------------------------------
 # equivalence check: the forces LAMMPS computes versus contactlab's formulas
 
-_PROBE = """units si
+# three balls: 1 over the floor plane (a wall), 2 and 3 a pair along x; velocities set per script
+_THREE_BALLS = """units si
 atom_style sphere
 atom_modify map array
 boundary f f f
@@ -370,41 +371,28 @@ create_atoms 1 single 0.06 0.05 0.05
 create_atoms 1 single {xp!r} 0.05 0.05
 set atom * diameter {d!r}
 set atom * density {rho!r}
-set atom 1 vz {vn!r}
-set atom 1 vy {vt!r}
-set atom 3 vx {vn!r}
-set atom 2 vy {vt!r}
-comm_modify vel yes
+"""
+_SETUP = """comm_modify vel yes
 {model}
 fix integrate all nve/sphere
 timestep {dt!r}
 thermo_style custom step
-run 0
+"""
+
+_PROBE = _THREE_BALLS + """set atom 1 vz {vn!r}
+set atom 1 vy {vt!r}
+set atom 3 vx {vn!r}
+set atom 2 vy {vt!r}
+""" + _SETUP + """run 0
 print "@@F0 $(fz[1]:%.15g) $(fy[1]:%.15g) $(fx[2]:%.15g) $(fy[2]:%.15g)"
 run 1 pre no
 print "@@F1 $(fz[1]:%.15g) $(fy[1]:%.15g) $(fx[2]:%.15g) $(fy[2]:%.15g)"
 """
 
-_BOUNCE = """units si
-atom_style sphere
-atom_modify map array
-boundary f f f
-region box block 0 0.1 0 0.1 0 0.1
-create_box 1 box
-create_atoms 1 single 0.02 0.05 {zw!r}
-create_atoms 1 single 0.06 0.05 0.05
-create_atoms 1 single {xp!r} 0.05 0.05
-set atom * diameter {d!r}
-set atom * density {rho!r}
-set atom 1 vz {vw!r}
+_BOUNCE = _THREE_BALLS + """set atom 1 vz {vw!r}
 set atom 2 vx {vp!r}
 set atom 3 vx {vm!r}
-comm_modify vel yes
-{model}
-fix integrate all nve/sphere
-timestep {dt!r}
-thermo_style custom step
-run {steps}
+""" + _SETUP + """run {steps}
 print "@@E $(vz[1]:%.15g) $(vx[2]:%.15g) $(vx[3]:%.15g)"
 """
 
@@ -591,7 +579,7 @@ def run_benchmark(ns=(1000, 10_000), threads=(1, 2), *, repeat: int = 2, phases=
         log(f"  {kind}: " + ", ".join(f"{k} {v['ratio']:.6f}" for k, v in rows.items()) + "  (LAMMPS/contactlab)")
 
     out = dict(available=True, lammps_version=info["version"], lammps_exe=exe, lammps_packages=info["packages"],
-               mpirun=mpi, machine=dict(platform=platform.platform(), processor=_cpu_name(), cores=os.cpu_count()),
+               mpirun=mpi, machine=dict(platform=platform.platform(), processor=sc.cpu_name(), cores=os.cpu_count()),
                configurations=configs, skipped=skipped, damping_mode=damping_mode, parameters=p,
                equivalence=equivalence, restitution=restitution, repeat=repeat, results={})
     for n in ns:
@@ -662,16 +650,6 @@ def _single(full: dict, n: int) -> dict:
 def _default_settle_config(configs: list[str]) -> str:
     par = [c for c in configs if c.startswith("mpi")]
     return max(par, key=lambda c: int(c[3:])) if par else configs[0]
-
-
-def _cpu_name() -> str:
-    try:
-        for line in Path("/proc/cpuinfo").read_text().splitlines():
-            if line.startswith("model name"):
-                return line.split(":", 1)[1].strip()
-    except OSError:
-        pass
-    return platform.processor()
 
 
 def format_table(res: dict) -> str:
