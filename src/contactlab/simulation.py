@@ -10,6 +10,7 @@ import numpy as np
 
 from ._jit import n_blocks
 from ._validate import as_finite, as_positive, as_vec3
+from .bonds import BondLog
 from .engine import layout
 from .engine.codegen import kernel_module
 from .engine.contact_table import ContactTable
@@ -107,12 +108,19 @@ class Simulation:
         self.dt = dt  # validated by the setter
         if skin is None:
             skin = 0.4 * float(model_data.radius.min())
-        self.table = ContactTable(model_data.n_spheres, model_data.n_walls, contact_model.history_size,
-                                  as_positive("skin", skin, "m"))
+        self.dissipation_terms: tuple[str, ...] = contact_model.dissipation_terms
+        self.table = ContactTable(model_data.n_spheres, model_data.n_walls,
+                                  contact_model.history_size + max(len(self.dissipation_terms), 1),
+                                  as_positive("skin", skin, "m"), bond_column=contact_model.bond_field)
+        n_terms = len(self.dissipation_terms)
+        if state.dissipation_terms is None or state.dissipation_terms.shape != (model_data.n_spheres, n_terms):
+            state.dissipation_terms = np.zeros((model_data.n_spheres, n_terms))
         self._flags = np.zeros(layout.N_FLAGS, dtype=np.int64)
         self._vel_pred = np.zeros_like(state.velocities)
         self._angvel_pred = np.zeros_like(state.angular_velocities)
-        self._owner = np.zeros((model_data.n_spheres, layout.N_OWN))
+        self._owner = np.zeros((model_data.n_spheres, layout.N_OWN + n_terms))
+        if not hasattr(self, "_bond_log"):
+            self._bond_log = BondLog()
         self.reporters: list = []
         self.failure: SimulationBlowUp | None = None
         self._kernels = kernel_module(contact_model.law_module)
@@ -350,6 +358,81 @@ class Simulation:
             self._rebuild()
         self._refresh_forces()
 
+    # ------------------------------------------------------------------ bonds
+    def bond(self, *, spheres=None, pairs=None, max_gap: float | None = None) -> int:
+        """Bond touching or nearly touching spheres (models with bonds: ``Ice``, ``ParallelBond``).
+
+        Give ``pairs`` (a (K, 2) array of sphere indices) to bond exactly those, or ``spheres`` (an
+        index array; default every sphere) to bond every pair among them whose gap is at most
+        ``max_gap`` (m; default 1 % of the smaller radius of the pair; overlapping pairs always
+        qualify).  Pairs of two fixed spheres are skipped; pairs whose bond is intact are left as
+        they are; a broken bond can be made again this way (never by itself).  Each new bond starts
+        unloaded at the present distance, in the senses the model says.  Returns the number of
+        bonds made; :meth:`bonds` lists them.
+        """
+        from .bonds import bond_candidates
+
+        cm, m, s = self.contact_model, self.model, self.state
+        if cm.bond_field < 0:
+            raise InputError(f"{type(cm).__name__} has no bonds; models with bonds: cl.models.Ice, "
+                             f"cl.models.ParallelBond")
+        if pairs is not None and (spheres is not None or max_gap is not None):
+            raise InputError("give pairs=..., or spheres=... and/or max_gap=..., not both")
+        if max_gap is not None:
+            max_gap = as_finite("max_gap", max_gap)
+            if max_gap < 0:
+                raise InputError(f"max_gap must be >= 0 m, got {max_gap!r}")
+        if pairs is not None:
+            p = np.asarray(pairs)
+            if p.ndim != 2 or p.shape[1] != 2 or (p.size and not np.issubdtype(p.dtype, np.integer)):
+                raise InputError(f"pairs must be a (K, 2) array of sphere indices, got shape {p.shape}")
+            for a, b in p:
+                if self._sphere_index(a) == self._sphere_index(b):
+                    raise InputError(f"a sphere cannot be bonded to itself (pair ({a}, {b}))")
+            i, j = np.minimum(p[:, 0], p[:, 1]).astype(np.int64), np.maximum(p[:, 0], p[:, 1]).astype(np.int64)
+            keep = ~(m.fixed[i] & m.fixed[j])
+            i, j = i[keep], j[keep]
+        else:
+            idx = np.arange(m.n_spheres) if spheres is None else np.unique(
+                [self._sphere_index(k) for k in np.atleast_1d(spheres)])
+            i, j = bond_candidates(s.positions, m.radius, m.fixed, idx, max_gap)
+        t = self.table
+        bi, bj = t.bonded_pairs()
+        nb = m.n_spheres + m.n_walls
+        if len(i):
+            fresh = ~np.isin(i * nb + j, bi * nb + bj)
+            i, j = i[fresh], j[fresh]
+        if len(i) == 0:
+            return 0
+        with self._threads():
+            t.rebuild(s.positions, m.radius, m.fixed, s.wall_points, m.wall_normal, self.exclusions, m.material,
+                      m.wall_material, extra_pairs=(i, j))
+        n = t.n_pairs
+        rows = np.searchsorted(t.pair_i[:n].astype(np.int64) * nb + t.pair_j[:n], i * nb + j)
+        d = np.linalg.norm(s.positions[j] - s.positions[i], axis=1)
+        info = dict(overlap=m.radius[i] + m.radius[j] - d, radius_i=m.radius[i], radius_j=m.radius[j],
+                    mass_i=np.where(m.fixed[i], np.inf, m.mass[i]), mass_j=np.where(m.fixed[j], np.inf, m.mass[j]))
+        params = self.table_params[m.material[i], m.material[j]]
+        h = cm.initial_bond_history(info, params)
+        t.hist[rows, : cm.history_size] = h
+        t.hist[rows, cm.history_size:] = 0.0
+        self._bond_log.made(i, j, s.time, s.step)
+        self._refresh_forces()
+        return int(len(i))
+
+    def bonds(self) -> dict[str, np.ndarray]:
+        """Every bond made so far, one row each (arrays).
+
+        ``i``, ``j`` (spheres), ``intact`` (bool), ``created`` (s) and ``created_step``,
+        ``broken`` (s, NaN while intact) and ``broken_step`` (-1), ``reason`` (the law's code, 0
+        while intact) and ``why`` (its name, e.g. ``"tension"``).
+        """
+        return self._bond_log.table(self.contact_model.bond_reasons)
+
+    def export_bonds(self, path) -> "Path":
+        """Write :meth:`bonds` to a CSV file (one row per bond); returns the path."""
+        return self._bond_log.write_csv(path, self.contact_model.bond_reasons)
+
     def _material_index(self, x) -> int:
         mats = self.model.materials
         for k, mat in enumerate(mats):
@@ -393,7 +476,7 @@ class Simulation:
             self._angvel_pred, m.radius, m.mass, m.inv_mass, m.inv_inertia, m.fixed, m.material, m.gravity,
             s.wall_points, m.wall_normal, s.wall_velocities, m.wall_material, t.i_start, t.pair_j,
             t.j_start, t.j_pairs, t.hist, t.out, t.status, self._owner, self.table_params, s.dissipated,
-            s.boundary_work, t.ref_pos, 0.5 * t.skin, self.max_overlap, self._flags, n_blocks())
+            s.dissipation_terms, s.boundary_work, t.ref_pos, 0.5 * t.skin, self.max_overlap, self._flags, n_blocks())
         self._handle_flags()
 
     def _advance(self, n_steps: int, resume: bool) -> tuple[int, bool]:
@@ -404,7 +487,8 @@ class Simulation:
             s.torques, self._vel_pred, self._angvel_pred, m.radius, m.mass, m.inv_mass, m.inv_inertia, m.fixed,
             m.material, m.gravity, s.wall_points, m.wall_normal, s.wall_velocities, m.wall_material, t.wall_ref,
             t.i_start, t.pair_j, t.j_start, t.j_pairs, t.hist, t.out, t.status, self._owner, self.table_params,
-            s.dissipated, s.boundary_work, t.ref_pos, 0.5 * t.skin, self.max_overlap, self._flags, n_blocks())
+            s.dissipated, s.dissipation_terms, s.boundary_work, t.ref_pos, 0.5 * t.skin, self.max_overlap,
+            self._flags, n_blocks())
         return int(k), bool(mid)
 
     def _advance_steps(self, n: int) -> None:
@@ -438,9 +522,22 @@ class Simulation:
             v = self.state.velocities
             step = self._dt * float(np.sqrt((v * v).sum(axis=1)).max(initial=0.0))
             t.skin = max(t.skin, 3.0 * step)
+        if f[layout.FLAG_BOND_EVENT]:
+            self._log_broken_bonds()
         if f[layout.FLAG_REBUILD] or f[layout.FLAG_FAST]:
             self._rebuild()
         f[:] = 0
+
+    def _log_broken_bonds(self):
+        """Record the bonds the law broke in the last evaluation (marked per pair) and clear the marks."""
+        t = self.table
+        n = t.n_pairs
+        rows = np.flatnonzero(t.out[:n, layout.OUT_EVENT] != 0.0)
+        if len(rows):
+            codes = -t.hist[rows, self.contact_model.bond_field]
+            self._bond_log.broke(t.pair_i[rows].astype(np.int64), t.pair_j[rows].astype(np.int64), self.state.time,
+                                 self.state.step, codes.astype(np.int64))
+            t.out[rows, layout.OUT_EVENT] = 0.0
 
     def _diagnose(self) -> SimulationBlowUp:
         s, m, t = self.state, self.model, self.table
@@ -625,7 +722,8 @@ class Simulation:
         * ``displacement`` (m, ``x_j - x_i``; for a wall, from the centre of i to its foot on the
           wall), ``displacement_local`` (m, ``(0, 0, gap)``), ``relative_velocity`` (m/s,
           ``v_j - v_i`` of the centres; for a wall, the wall's velocity minus ``v_i``);
-        * ``elastic_energy`` (J) stored in the contact;
+        * ``elastic_energy`` (J) stored in the contact; ``dissipated`` (J) by the contact since it
+          formed and, for a model that splits it, ``dissipated_<term>`` per term;
         * the law's history fields by name (e.g. ``tangential_displacement``, m; a field whose
           name is taken above is given as ``history_<name>``);
         * the output variables of spec 000 under their names there: ``Director3`` (normal),
@@ -736,6 +834,13 @@ class Simulation:
         for name, sl in self.contact_model.history_slices().items():
             block = hist[:, sl].copy()
             result[name if name not in result else f"history_{name}"] = block[:, 0] if block.shape[1] == 1 else block
+        h0 = self.contact_model.history_size
+        if self.dissipation_terms:
+            for c, name in enumerate(self.dissipation_terms):
+                result[f"dissipated_{name}"] = hist[:, h0 + c].copy()
+            result["dissipated"] = hist[:, h0: h0 + len(self.dissipation_terms)].sum(axis=1)
+        else:
+            result["dissipated"] = hist[:, h0].copy()
         result.update(Director3=normal, Displacement=displacement, DisplacementLocal=local, Velocity=rel_vel,
                       Force=-force, Torque=torque_i)
         return result
@@ -772,7 +877,9 @@ class Simulation:
         free spheres), ``elastic`` (stored in the contacts), ``dissipated`` (by the contacts since
         the start), ``total`` (the sum of these five), ``boundary_work`` (work done on the spheres by
         fixed spheres and moving walls) and ``balance_error``: ``total - boundary_work`` minus its
-        initial value (zero for a perfect energy balance).
+        initial value (zero for a perfect energy balance).  A model that splits its dissipation
+        (e.g. Luding: viscous and plastic, per sense) adds one ``dissipated_<term>`` per term; they
+        sum to ``dissipated``.
         """
         s, m = self.state, self.model
         free = ~m.fixed
@@ -787,6 +894,8 @@ class Simulation:
         total = kinetic + rotational + grav + elastic + dissipated
         out = dict(kinetic=kinetic, rotational=rotational, gravitational=grav, elastic=elastic,
                    dissipated=dissipated, total=total, boundary_work=boundary)
+        for c, name in enumerate(self.dissipation_terms):
+            out[f"dissipated_{name}"] = float(s.dissipation_terms[:, c].sum())
         initial = getattr(self, "_initial_energy", None)
         out["balance_error"] = (total - boundary - initial) if initial is not None else 0.0
         return out

@@ -28,6 +28,8 @@ class State:
         spheres and moving walls through the contacts it owns
     time : float, s
     step : int, number of steps taken
+    dissipation_terms : (N, D) float64, J, per sphere: ``dissipated`` split into the law's D
+        dissipation terms (D = 0 for a law that does not split it)
     """
 
     positions: np.ndarray
@@ -42,6 +44,7 @@ class State:
     boundary_work: np.ndarray
     time: float = 0.0
     step: int = 0
+    dissipation_terms: np.ndarray | None = None
 
     def arrays(self) -> dict[str, np.ndarray]:
         """The array fields by name (shared, not copied)."""

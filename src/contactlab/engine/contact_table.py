@@ -31,8 +31,11 @@ class ContactTable:
     builds : int, number of builds so far
     """
 
-    def __init__(self, n_spheres: int, n_walls: int, n_hist: int, skin: float):
+    def __init__(self, n_spheres: int, n_walls: int, n_hist: int, skin: float, bond_column: int = -1):
         self.n_spheres = n_spheres
+        self.n_bodies = n_spheres + n_walls
+        #: history column of the law's bond state (-1: no bonds); bonded pairs stay in the list at any distance
+        self.bond_column = int(bond_column)
         self.n_hist = n_hist
         self.hist_cols = max(n_hist, 1)
         self.skin = float(skin)
@@ -50,18 +53,33 @@ class ContactTable:
         return (np.empty(capacity, dtype=INDEX), np.empty(capacity, dtype=INDEX),
                 np.zeros((capacity, self.hist_cols)), np.zeros((capacity, N_OUT)), np.zeros(capacity, dtype=np.int8))
 
+    def bonded_pairs(self) -> tuple[np.ndarray, np.ndarray]:
+        """(i, j) of the pairs whose bond is intact (empty for a law without bonds)."""
+        n = self.n_pairs
+        if self.bond_column < 0 or n == 0:
+            return np.zeros(0, dtype=np.int64), np.zeros(0, dtype=np.int64)
+        sel = np.flatnonzero(self.hist[:n, self.bond_column] > 0.0)
+        return self.pair_i[sel].astype(np.int64), self.pair_j[sel].astype(np.int64)
+
     def rebuild(self, pos, radius, fixed, wall_point, wall_normal, exclusions=None, material=None,
-                wall_material=None):
+                wall_material=None, extra_pairs=None):
         """Build the list around the current positions and carry each pair's data over.
 
         ``exclusions`` (:class:`~contactlab.neighbors.exclusions.Exclusions`, with the per-sphere
-        and per-wall ``material`` indices) drops switched-off pairs.
+        and per-wall ``material`` indices) drops switched-off pairs.  Bonded pairs, and the pairs
+        ``extra_pairs = (i, j)`` (arrays, ``i < j``), are kept whatever their distance.
         """
         sp_i, sp_j, sp_hist, sp_out, sp_status = self._spare
         new_i, new_j, n_new, i_start = build_pairs(pos, radius, fixed, self.skin, wall_point, wall_normal, sp_i, sp_j)
         if exclusions is not None and exclusions.any:
             n_new = filter_pairs(n_new, new_i, new_j, i_start, material, wall_material, exclusions.material_active,
                                  exclusions.keys, exclusions.n_bodies)
+        keep_i, keep_j = self.bonded_pairs()
+        if extra_pairs is not None:
+            keep_i = np.concatenate([keep_i, np.asarray(extra_pairs[0], dtype=np.int64)])
+            keep_j = np.concatenate([keep_j, np.asarray(extra_pairs[1], dtype=np.int64)])
+        if len(keep_i):
+            new_i, new_j, n_new, i_start = self._merge(new_i, new_j, n_new, keep_i, keep_j)
         if sp_hist.shape[0] < new_i.shape[0]:
             _, _, sp_hist, sp_out, sp_status = self._empty(new_i.shape[0])
         remap_pairs(n_new, new_i, new_j, self.i_start, self.pair_j, self.hist, sp_hist, self.out, sp_out,
@@ -74,6 +92,23 @@ class ContactTable:
         self.wall_ref[...] = wall_point
         self.builds += 1
 
+    def _merge(self, new_i, new_j, n_new, keep_i, keep_j):
+        """The sorted union of the built pairs and the pairs that must stay (NumPy, once per rebuild)."""
+        nb = np.int64(self.n_bodies)
+        built = new_i[:n_new].astype(np.int64) * nb + new_j[:n_new].astype(np.int64)
+        keys = np.union1d(built, keep_i * nb + keep_j)
+        if len(keys) == n_new:
+            return new_i, new_j, n_new, self._csr(new_i[:n_new])
+        pair_i = (keys // nb).astype(INDEX)
+        pair_j = (keys % nb).astype(INDEX)
+        return pair_i, pair_j, len(keys), self._csr(pair_i)
+
+    def _csr(self, pair_i):
+        counts = np.bincount(pair_i, minlength=self.n_spheres) if len(pair_i) else np.zeros(self.n_spheres, np.int64)
+        i_start = np.zeros(self.n_spheres + 1, dtype=INDEX)
+        i_start[1:] = np.cumsum(counts)
+        return i_start
+
     def restore(self, pair_i, pair_j, hist, out, status, ref_pos, wall_ref, skin, builds):
         """Install a saved list (checkpoint restart)."""
         n = int(pair_i.shape[0])
@@ -83,9 +118,7 @@ class ContactTable:
         self.out = np.ascontiguousarray(out, dtype=np.float64).reshape(n, N_OUT)
         self.status = np.ascontiguousarray(status, dtype=np.int8)
         self.n_pairs = n
-        counts = np.bincount(self.pair_i, minlength=self.n_spheres) if n else np.zeros(self.n_spheres, dtype=np.int64)
-        self.i_start = np.zeros(self.n_spheres + 1, dtype=INDEX)
-        self.i_start[1:] = np.cumsum(counts)
+        self.i_start = self._csr(self.pair_i)
         self.j_start, self.j_pairs = transpose_pairs(self.n_spheres, n, self.pair_j)
         self.ref_pos = np.array(ref_pos, dtype=np.float64)
         self.wall_ref = np.array(wall_ref, dtype=np.float64).reshape(-1, 3)

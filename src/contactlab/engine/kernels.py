@@ -40,8 +40,8 @@ from numba import prange
 
 from contactlab._jit import jit, kernel, pkernel
 from contactlab.engine.layout import (
-    ACTIVE, CLEARED, FLAG_FAST, FLAG_OVERLAP, FLAG_REBUILD, FLAG_STATE_NAN, INACTIVE, OUT_ELASTIC, OUT_FORCE,
-    OUT_TORQUE_J,
+    ACTIVE, CLEARED, FLAG_BOND_EVENT, FLAG_FAST, FLAG_OVERLAP, FLAG_REBUILD, FLAG_STATE_NAN, INACTIVE, N_OWN,
+    OUT_ELASTIC, OUT_EVENT, OUT_FORCE, OUT_TORQUE_J,
 )
 from contactlab.geometry.sphere_sphere import sphere_sphere
 from contactlab.geometry.sphere_wall import sphere_wall
@@ -173,6 +173,27 @@ def _store_history(hist, k, h):
 
 
 @jit
+def _book_dissipation(owner, i, hist, k, d):
+    """Add the law's dissipation ``d`` of pair ``k`` to the contact's running sums (history columns
+    after the law's own) and, per term, to sphere ``i``'s sums of the step (``owner`` columns from
+    ``N_OWN``); return the total (generated for the law's dissipation terms)."""
+    hist[k, 7] += d  # @@DISS_BOOK@@
+    return d  # @@DISS_TOTAL@@
+
+
+@jit
+def _bond_state(h):
+    """The law's bond state in a history tuple: > 0 bonded, 0 never bonded, < 0 broken (generated)."""
+    return 0.0  # @@BOND_STATE@@
+
+
+@jit
+def _bond_state_row(hist, k):
+    """The bond state of pair ``k`` in the history array (generated; 0 for a law without bonds)."""
+    return 0.0  # @@BOND_ROW@@
+
+
+@jit
 def _clear_pair(hist, out, status, k):
     """Zero the history and outputs of pair ``k`` (a pair beyond the law's range), once."""
     if status[k] != CLEARED:
@@ -193,7 +214,8 @@ def _pairs_chunk(p0, p1, i_start, pair_j, pos, vel, angvel, mid_vel, mid_angvel,
     of each contact is summed here directly into ``owner[i]``; the other side (force and torque on
     ``j``) is stored per pair in ``out`` for :func:`reduce_kick`.  Pairs farther apart than the
     law's ``INTERACTION_RANGE`` are not handed to the law: their history and outputs are cleared,
-    the law's own reset for a separated pair.
+    the law's own reset for a separated pair, unless the pair is bonded (a bond holds at any
+    distance until it breaks; the law then marks it broken and the engine logs the event).
     """
     n_s = pos.shape[0]
     for i in range(p0, p1):
@@ -207,6 +229,8 @@ def _pairs_chunk(p0, p1, i_start, pair_j, pos, vel, angvel, mid_vel, mid_angvel,
         tz = 0.0
         diss_sum = 0.0
         power = 0.0
+        for c in range(N_OWN, owner.shape[1]):
+            owner[i, c] = 0.0
         for k in range(i_start[i], i_start[i + 1]):
             j = pair_j[k]
             # cheap distance test first: most candidate pairs are apart
@@ -222,7 +246,8 @@ def _pairs_chunk(p0, p1, i_start, pair_j, pos, vel, angvel, mid_vel, mid_angvel,
                 wn = (wall_normal[w, 0], wall_normal[w, 1], wall_normal[w, 2])
                 wp = (wall_point[w, 0], wall_point[w, 1], wall_point[w, 2])
                 apart = dot(sub(xi, wp), wn) - ri >= LAW_RANGE
-            if apart:
+            bonded = _bond_state_row(hist, k) > 0.0
+            if apart and not bonded:
                 _clear_pair(hist, out, status, k)
                 continue
             vi = (vel[i, 0], vel[i, 1], vel[i, 2])
@@ -247,12 +272,18 @@ def _pairs_chunk(p0, p1, i_start, pair_j, pos, vel, angvel, mid_vel, mid_angvel,
                 j_driven = True
             f, m, energy, diss, active, h_new = LAW(geom, table[material[i], mj], _load_history(hist, k), dt)
             _store_history(hist, k, h_new)
+            # dissipation counts also in the step in which a contact ends (e.g. plastic work booked at break)
+            diss_sum += _book_dissipation(owner, i, hist, k, diss)
+            broke = bonded and _bond_state(h_new) <= 0.0
             if not active:
                 # an inactive contact exerts nothing (the law's history row is kept as it wrote it)
                 if status[k] != INACTIVE:
                     for c in range(out.shape[1]):
                         out[k, c] = 0.0
                     status[k] = INACTIVE
+                if broke:
+                    out[k, OUT_EVENT] = 1.0
+                    flags[FLAG_BOND_EVENT] = 1
                 continue
             ti = add(cross(geom.branch_i, f), m)
             tj = scale(-1.0, add(cross(geom.branch_j, f), m))
@@ -269,6 +300,9 @@ def _pairs_chunk(p0, p1, i_start, pair_j, pos, vel, angvel, mid_vel, mid_angvel,
             out[k, OUT_TORQUE_J + 1] = tj[1]
             out[k, OUT_TORQUE_J + 2] = tj[2]
             out[k, OUT_ELASTIC] = energy
+            if broke:
+                out[k, OUT_EVENT] = 1.0
+                flags[FLAG_BOND_EVENT] = 1
             status[k] = ACTIVE
             fx += f[0]
             fy += f[1]
@@ -276,7 +310,6 @@ def _pairs_chunk(p0, p1, i_start, pair_j, pos, vel, angvel, mid_vel, mid_angvel,
             tx += ti[0]
             ty += ti[1]
             tz += ti[2]
-            diss_sum += diss
             power -= work
             if geom.overlap > overlap_limit * rmin:
                 flags[FLAG_OVERLAP] = 1
@@ -319,7 +352,7 @@ def pair_forces(i_start, pair_j, pos, vel, angvel, mid_vel, mid_angvel, radius, 
 
 @kernel
 def _reduce_chunk(p0, p1, j_start, j_pairs, out, owner, mass, inv_mass, inv_inertia, gravity, pos, vel, angvel,
-                  quat, force, torque, vel_pred, angvel_pred, dissipated, boundary_work, ref_pos, kick_dt,
+                  quat, force, torque, vel_pred, angvel_pred, dissipated, diss_terms, boundary_work, ref_pos, kick_dt,
                   drift_dt, half_skin, flags):
     h = 0.5 * kick_dt
     for p in range(p0, p1):
@@ -350,6 +383,8 @@ def _reduce_chunk(p0, p1, j_start, j_pairs, out, owner, mass, inv_mass, inv_iner
         torque[p, 1] = ty
         torque[p, 2] = tz
         dissipated[p] += owner[p, 6]
+        for c in range(diss_terms.shape[1]):
+            diss_terms[p, c] += owner[p, N_OWN + c]
         boundary_work[p] += owner[p, 7]
         ii = inv_inertia[p]
         vx = vel[p, 0] + h * fx * im
@@ -374,8 +409,8 @@ def _reduce_chunk(p0, p1, j_start, j_pairs, out, owner, mass, inv_mass, inv_iner
 
 @pkernel
 def reduce_kick(j_start, j_pairs, out, owner, mass, inv_mass, inv_inertia, gravity, pos, vel, angvel, quat,
-                force, torque, vel_pred, angvel_pred, dissipated, boundary_work, ref_pos, kick_dt, drift_dt,
-                half_skin, flags, n_blocks):
+                force, torque, vel_pred, angvel_pred, dissipated, diss_terms, boundary_work, ref_pos, kick_dt,
+                drift_dt, half_skin, flags, n_blocks):
     """Total force and torque per sphere: its own side (``owner``, from :func:`pair_forces`) plus
     the partner sides of the contacts where it is ``j`` (a CSR over the pair list, fixed order: no
     atomics, the same bits at any thread count), plus gravity; finish the step's kick.  Then, if
@@ -389,7 +424,7 @@ def reduce_kick(j_start, j_pairs, out, owner, mass, inv_mass, inv_inertia, gravi
     for c in prange((n + b - 1) // b):
         _reduce_chunk(c * b, min((c + 1) * b, n), j_start, j_pairs, out, owner, mass, inv_mass,
                       inv_inertia, gravity, pos, vel, angvel, quat, force, torque, vel_pred, angvel_pred,
-                      dissipated, boundary_work, ref_pos, kick_dt, drift_dt, half_skin, flags)
+                      dissipated, diss_terms, boundary_work, ref_pos, kick_dt, drift_dt, half_skin, flags)
 
 
 @kernel
@@ -417,7 +452,7 @@ def advance(n_steps, dt, resume, pos, vel, angvel, quat, force, torque, vel_pred
             radius, mass, inv_mass, inv_inertia, fixed, material, gravity,
             wall_point, wall_normal, wall_vel, wall_material, wall_ref,
             i_start, pair_j, j_start, j_pairs, hist, out, status, owner, table,
-            dissipated, boundary_work, ref_pos, half_skin, overlap_limit, flags, n_blocks):
+            dissipated, diss_terms, boundary_work, ref_pos, half_skin, overlap_limit, flags, n_blocks):
     """Take up to ``n_steps`` steps of size ``dt``; return ``(steps_completed, mid_step)``.
 
     Each step's second half (reduction, kick) is fused with the next step's first half (kick,
@@ -441,7 +476,7 @@ def advance(n_steps, dt, resume, pos, vel, angvel, quat, force, torque, vel_pred
                     overlap_limit, flags, n_blocks)
         last = s == n_steps - 1
         reduce_kick(j_start, j_pairs, out, owner, mass, inv_mass, inv_inertia, gravity, pos, vel, angvel, quat,
-                    force, torque, vel_pred, angvel_pred, dissipated, boundary_work, ref_pos, dt,
+                    force, torque, vel_pred, angvel_pred, dissipated, diss_terms, boundary_work, ref_pos, dt,
                     0.0 if last else dt, half_skin, flags, n_blocks)
         if not last:
             _move_walls(wall_point, wall_vel, wall_normal, wall_ref, dt, half_skin, flags)
@@ -454,11 +489,11 @@ def advance(n_steps, dt, resume, pos, vel, angvel, quat, force, torque, vel_pred
 def evaluate_forces(pos, vel, angvel, quat, force, torque, vel_pred, angvel_pred, radius, mass, inv_mass,
                     inv_inertia, fixed, material, gravity, wall_point, wall_normal, wall_vel, wall_material,
                     i_start, pair_j, j_start, j_pairs, hist, out, status, owner, table,
-                    dissipated, boundary_work, ref_pos, half_skin, overlap_limit, flags, n_blocks):
+                    dissipated, diss_terms, boundary_work, ref_pos, half_skin, overlap_limit, flags, n_blocks):
     """Forces and torques at the current state without advancing anything (start of a run)."""
     pair_forces(i_start, pair_j, pos, vel, angvel, vel, angvel, radius, inv_mass, fixed, material,
                 wall_point, wall_normal, wall_vel, wall_material, table, hist, out, status, owner, 0.0,
                 overlap_limit, flags, n_blocks)
     reduce_kick(j_start, j_pairs, out, owner, mass, inv_mass, inv_inertia, gravity, pos, vel, angvel, quat,
-                force, torque, vel_pred, angvel_pred, dissipated, boundary_work, ref_pos, 0.0, 0.0, half_skin,
-                flags, n_blocks)
+                force, torque, vel_pred, angvel_pred, dissipated, diss_terms, boundary_work, ref_pos, 0.0, 0.0,
+                half_skin, flags, n_blocks)

@@ -2,7 +2,9 @@
 
 Each candidate pair ``k`` of the neighbour list owns:
 
-* ``hist[k]``: the law's history (``H`` floats, at least one column);
+* ``hist[k]``: the law's history (``H`` floats), followed by the energy the contact has dissipated
+  since it formed, one column per dissipation term of the law (one column, the total, for a law
+  that does not split its dissipation), J;
 * ``out[k]``: what the force kernel wrote at the last evaluation for the partner ``j`` and for
   output (columns below); the owner ``i``'s side is summed per sphere into ``owner[i]``;
 * ``status[k]``: ``ACTIVE`` (a contact that exerts force), ``INACTIVE`` (the law said no contact;
@@ -18,10 +20,10 @@ from __future__ import annotations
 import numpy as np
 
 __all__ = [
-    "OUT_FORCE", "OUT_TORQUE_J", "OUT_ELASTIC", "N_OUT", "OWN_FORCE", "OWN_TORQUE", "OWN_DISSIPATION",
+    "OUT_FORCE", "OUT_TORQUE_J", "OUT_ELASTIC", "OUT_EVENT", "N_OUT", "OWN_FORCE", "OWN_TORQUE", "OWN_DISSIPATION",
     "OWN_BOUNDARY", "OWN_BOUNDARY_POWER", "N_OWN",
     "ACTIVE", "INACTIVE", "CLEARED", "INDEX",
-    "FLAG_REBUILD", "FLAG_OVERLAP", "FLAG_FORCE_NAN", "FLAG_STATE_NAN", "FLAG_FAST", "N_FLAGS",
+    "FLAG_REBUILD", "FLAG_OVERLAP", "FLAG_FORCE_NAN", "FLAG_STATE_NAN", "FLAG_FAST", "FLAG_BOND_EVENT", "N_FLAGS",
 ]
 
 #: dtype of pair indices and of sphere indices stored per pair (unsigned: Numba then needs no
@@ -33,7 +35,8 @@ INDEX = np.uint32
 OUT_FORCE = 0        # 3 columns: force on i, N, global frame (j receives the opposite)
 OUT_TORQUE_J = 3     # 3 columns: torque on j about its centre, N m (for a wall: minus the couple)
 OUT_ELASTIC = 6      # elastic energy stored in the contact, J
-N_OUT = 7
+OUT_EVENT = 7        # 1 when the law broke the pair's bond during the last evaluation (the launcher logs and resets it)
+N_OUT = 8
 
 # columns of owner (per sphere: the sums over the contacts it owns, written by the pair kernel)
 OWN_FORCE = 0        # 3 columns, N
@@ -41,7 +44,7 @@ OWN_TORQUE = 3       # 3 columns, N m
 OWN_DISSIPATION = 6  # J, during the last step
 OWN_BOUNDARY = 7     # J, work done on the spheres by driven bodies during the last step
 OWN_BOUNDARY_POWER = 8  # W, power of the driven bodies on the sphere at the last evaluation
-N_OWN = 9
+N_OWN = 9            # followed by one column per dissipation term of the law (J, during the last step)
 
 # values of status (int8)
 ACTIVE = 1
@@ -54,4 +57,5 @@ FLAG_OVERLAP = 1     # an overlap exceeds the allowed fraction of the smaller ra
 FLAG_FORCE_NAN = 2   # a contact force or torque is not finite (found by the launcher's diagnosis)
 FLAG_STATE_NAN = 3   # a position, velocity or angular velocity is not finite
 FLAG_FAST = 4        # a sphere moves more than half the skin in one step
-N_FLAGS = 5
+FLAG_BOND_EVENT = 5  # a bond broke (pairs marked in out[:, OUT_EVENT])
+N_FLAGS = 6

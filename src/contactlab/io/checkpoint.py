@@ -16,6 +16,7 @@ from pathlib import Path
 
 import numpy as np
 
+from ..bonds import BondLog
 from ..errors import InputError
 from ..laws.registry import model_from_dict
 from ..materials import Material
@@ -26,12 +27,12 @@ from .reporter import Reporter
 
 __all__ = ["save_checkpoint", "load_checkpoint", "CheckpointReporter", "FORMAT_VERSION"]
 
-FORMAT_VERSION = 3
+FORMAT_VERSION = 4
 
 _MODEL_ARRAYS = ("radius", "mass", "inv_mass", "inertia", "inv_inertia", "material", "fixed", "wall_normal",
                  "wall_material", "gravity")
 _STATE_ARRAYS = ("positions", "velocities", "angular_velocities", "orientations", "forces", "torques",
-                 "wall_points", "wall_velocities", "dissipated", "boundary_work")
+                 "wall_points", "wall_velocities", "dissipated", "boundary_work", "dissipation_terms")
 
 
 def save_checkpoint(sim, path) -> Path:
@@ -47,6 +48,7 @@ def save_checkpoint(sim, path) -> Path:
     arrays["boundary_power"] = sim._owner[:, 8]
     arrays["exclusions_material_active"] = sim.exclusions.material_active
     arrays["exclusions_keys"] = sim.exclusions.keys
+    arrays.update({f"bonds_{k}": v for k, v in sim._bond_log.data.items()})
     meta = {
         "format": "contactlab-checkpoint",
         "version": FORMAT_VERSION,
@@ -104,6 +106,7 @@ def load_checkpoint(path, *, threads: int | None = None):
                   step=int(meta["step"]))
     contact_model = model_from_dict(meta["contact_model"])
     sim = Simulation.__new__(Simulation)
+    sim._bond_log = BondLog({k[len("bonds_"):]: data[k] for k in data.files if k.startswith("bonds_")})
     table_data = {k: data[f"table_{k}"] for k in ("pair_i", "pair_j", "hist", "out", "status", "ref_pos", "wall_ref")}
     table_data.update(skin=meta["skin"], builds=meta["builds"])
     exclusions = Exclusions(len(materials), model.n_spheres + model.n_walls,

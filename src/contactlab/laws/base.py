@@ -18,6 +18,7 @@ reference count on an array all threads share.)
 """
 from __future__ import annotations
 
+import importlib
 import math
 from dataclasses import dataclass
 from typing import Any, ClassVar
@@ -185,6 +186,40 @@ class ContactModel:
     def to_dict(self) -> dict:
         """Plain-data form: ``{"type": name, **parameters}`` (scene files, checkpoints)."""
         return {"type": self.name, **self._values}
+
+    # ------------------------------------------------------------------ energy terms and bonds
+    @property
+    def law(self):
+        """The law's module (``law``, ``HISTORY_SIZE`` and the optional constants)."""
+        return importlib.import_module(self.law_module)
+
+    @property
+    def dissipation_terms(self) -> tuple[str, ...]:
+        """Names of the dissipation terms the law books separately (its ``DISSIPATION_TERMS``);
+        ``()`` for a law that returns one total."""
+        from ..engine.codegen import dissipation_terms
+
+        return dissipation_terms(self.law)
+
+    @property
+    def bond_field(self) -> int:
+        """History index of the bond state (``BOND_FIELD``), -1 for a model without bonds."""
+        from ..engine.codegen import bond_field
+
+        return bond_field(self.law)
+
+    @property
+    def bond_reasons(self) -> dict[int, str]:
+        """Why a bond broke, by the code the law leaves in the bond state (``-code``)."""
+        return dict(getattr(self.law, "BOND_REASONS", {}))
+
+    def initial_bond_history(self, pairs: dict, params: np.ndarray) -> np.ndarray:
+        """History rows (K, H) of K new bonds, for models with bonds.
+
+        ``pairs`` holds per-pair arrays: ``overlap`` (m), ``radius_i``, ``radius_j`` (m), ``mass_i``,
+        ``mass_j`` (kg, ``inf`` if fixed); ``params`` the (K, P) pair-table rows.
+        """
+        raise InputError(f"{type(self).__name__} has no bonds; bonded models: Ice, ParallelBond")
 
     # ------------------------------------------------------------------ to implement
     def pair_table(self, materials: tuple[Material, ...]) -> np.ndarray:

@@ -1,0 +1,107 @@
+"""Bonds as data: which pairs were bonded, when each broke and why.
+
+A bonded contact model (:class:`~contactlab.models.Ice`, :class:`~contactlab.models.ParallelBond`)
+keeps the state of each bond in the contact's history (``> 0`` intact, ``< 0`` broken, with the
+reason as ``-code``); the engine keeps bonded pairs in the neighbour list at any distance and,
+when the law breaks a bond, stops at the end of that step and logs the event here.  The log is
+the record a user reads (:meth:`contactlab.Simulation.bonds`), exports
+(:meth:`contactlab.Simulation.export_bonds`) and sees in ParaView; it is saved in checkpoints.
+"""
+from __future__ import annotations
+
+import csv
+from pathlib import Path
+
+import numpy as np
+
+__all__ = ["BondLog", "bond_candidates"]
+
+
+class BondLog:
+    """Every bond made in a run: pair ``(i, j)`` (``i < j``), when it was made and when and why it broke.
+
+    Arrays (one row per bond, in the order the bonds were made): ``i``, ``j`` (sphere indices),
+    ``created`` (s), ``created_step``, ``broken`` (s, NaN while intact), ``broken_step`` (-1 while
+    intact), ``reason`` (int code of the law, 0 while intact).
+    """
+
+    _FIELDS = (("i", np.int64), ("j", np.int64), ("created", float), ("created_step", np.int64),
+               ("broken", float), ("broken_step", np.int64), ("reason", np.int64))
+
+    def __init__(self, arrays: dict | None = None):
+        self.data = {name: np.zeros(0, dtype=dt) for name, dt in self._FIELDS}
+        if arrays:
+            for name, dt in self._FIELDS:
+                self.data[name] = np.asarray(arrays[name], dtype=dt).copy()
+
+    def __len__(self) -> int:
+        return len(self.data["i"])
+
+    def intact_mask(self) -> np.ndarray:
+        return self.data["broken_step"] < 0
+
+    def made(self, i, j, time: float, step: int) -> None:
+        """Add bonds ``(i[k], j[k])`` made at ``time`` (a pair whose bond is intact is not added twice)."""
+        i = np.asarray(i, dtype=np.int64)
+        j = np.asarray(j, dtype=np.int64)
+        n = len(i)
+        new = {"i": i, "j": j, "created": np.full(n, float(time)), "created_step": np.full(n, int(step)),
+               "broken": np.full(n, np.nan), "broken_step": np.full(n, -1), "reason": np.zeros(n)}
+        for name, dt in self._FIELDS:
+            self.data[name] = np.concatenate([self.data[name], np.asarray(new[name], dtype=dt)])
+
+    def broke(self, i, j, time: float, step: int, codes) -> None:
+        """Mark the intact bonds of pairs ``(i[k], j[k])`` broken at ``time`` with reason ``codes[k]``."""
+        d = self.data
+        open_rows = np.flatnonzero(self.intact_mask())
+        index = {(int(d["i"][r]), int(d["j"][r])): r for r in open_rows}
+        for a, b, c in zip(np.asarray(i), np.asarray(j), np.asarray(codes)):
+            r = index.get((int(a), int(b)))
+            if r is not None:
+                d["broken"][r] = float(time)
+                d["broken_step"][r] = int(step)
+                d["reason"][r] = int(c)
+
+    def table(self, reasons: dict[int, str]) -> dict[str, np.ndarray]:
+        """Copies of the arrays plus ``intact`` (bool) and ``why`` (text of the reason, '' while intact)."""
+        out = {name: v.copy() for name, v in self.data.items()}
+        out["intact"] = self.intact_mask()
+        out["why"] = np.array([reasons.get(int(c), f"code {int(c)}") if c else "" for c in self.data["reason"]],
+                              dtype=object)
+        return out
+
+    def write_csv(self, path, reasons: dict[int, str]) -> Path:
+        path = Path(path)
+        path.parent.mkdir(parents=True, exist_ok=True)
+        t = self.table(reasons)
+        with open(path, "w", newline="") as f:
+            w = csv.writer(f)
+            w.writerow(["i", "j", "created_s", "created_step", "intact", "broken_s", "broken_step", "reason"])
+            for r in range(len(self)):
+                w.writerow([int(t["i"][r]), int(t["j"][r]), repr(float(t["created"][r])), int(t["created_step"][r]),
+                            int(t["intact"][r]), "" if t["intact"][r] else repr(float(t["broken"][r])),
+                            int(t["broken_step"][r]), t["why"][r]])
+        return path
+
+
+def bond_candidates(positions, radius, fixed, spheres, max_gap):
+    """Pairs ``(i, j)`` (``i < j``, from the index array ``spheres``, not both fixed) whose gap is at
+    most ``max_gap`` (m, scalar or None: 1 % of the smaller radius); overlapping pairs included."""
+    from scipy.spatial import cKDTree
+
+    spheres = np.asarray(spheres, dtype=np.int64)
+    if len(spheres) < 2:
+        return np.zeros(0, np.int64), np.zeros(0, np.int64)
+    pos = positions[spheres]
+    r = radius[spheres]
+    reach = 2.0 * float(r.max()) + (float(max_gap) if max_gap is not None else 0.01 * float(r.max()))
+    pairs = cKDTree(pos).query_pairs(reach, output_type="ndarray")
+    if len(pairs) == 0:
+        return np.zeros(0, np.int64), np.zeros(0, np.int64)
+    a, b = spheres[pairs[:, 0]], spheres[pairs[:, 1]]
+    i, j = np.minimum(a, b), np.maximum(a, b)
+    gap = np.linalg.norm(positions[j] - positions[i], axis=1) - radius[i] - radius[j]
+    limit = np.full(len(i), float(max_gap)) if max_gap is not None else 0.01 * np.minimum(radius[i], radius[j])
+    keep = (gap <= limit) & ~(fixed[i] & fixed[j])
+    order = np.lexsort((j[keep], i[keep]))
+    return i[keep][order], j[keep][order]
