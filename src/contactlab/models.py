@@ -3,6 +3,7 @@
 from .laws.base import ContactModel
 from .laws.hertz_mindlin import HertzMindlin
 from .laws.linear_spring_dashpot import LinearSpringDashpot
+from .laws.luding import Luding
 from .laws.sphere_sphere_contact import SphereSphereContact
 
-__all__ = ["ContactModel", "HertzMindlin", "LinearSpringDashpot", "SphereSphereContact"]
+__all__ = ["ContactModel", "HertzMindlin", "LinearSpringDashpot", "Luding", "SphereSphereContact"]

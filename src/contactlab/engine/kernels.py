@@ -213,8 +213,9 @@ def _pairs_chunk(p0, p1, i_start, pair_j, pos, vel, angvel, mid_vel, mid_angvel,
     The pairs of sphere ``i`` (its partners ``j > i`` and its walls) are contiguous, so ``i``'s side
     of each contact is summed here directly into ``owner[i]``; the other side (force and torque on
     ``j``) is stored per pair in ``out`` for :func:`reduce_kick`.  Pairs farther apart than the
-    law's ``INTERACTION_RANGE`` are not handed to the law: their history and outputs are cleared,
-    the law's own reset for a separated pair, unless the pair is bonded (a bond holds at any
+    law's ``INTERACTION_RANGE`` are not handed to the law (except once, right after an active
+    contact separates): their history and outputs are cleared, the law's own reset for a
+    separated pair, unless the pair is bonded (a bond holds at any
     distance until it breaks; the law then marks it broken and the engine logs the event).
     """
     n_s = pos.shape[0]
@@ -247,7 +248,9 @@ def _pairs_chunk(p0, p1, i_start, pair_j, pos, vel, angvel, mid_vel, mid_angvel,
                 wp = (wall_point[w, 0], wall_point[w, 1], wall_point[w, 2])
                 apart = dot(sub(xi, wp), wn) - ri >= LAW_RANGE
             bonded = _bond_state_row(hist, k) > 0.0
-            if apart and not bonded:
+            # a contact that was active gets one last evaluation after it separates, so that the law
+            # ends it itself (and books what ending it costs, e.g. plastic work computed at break)
+            if apart and not bonded and status[k] != ACTIVE:
                 _clear_pair(hist, out, status, k)
                 continue
             vi = (vel[i, 0], vel[i, 1], vel[i, 2])

@@ -139,7 +139,12 @@ class ContactModel:
     #: default time step (``dt=None``) as a fraction of the stability limit
     default_dt_fraction: ClassVar[float] = 0.35
 
-    def __init__(self, **kwargs):
+    #: parameters that may also be given per material, with the rule that mixes two materials'
+    #: values into the pair's: ``"mean"`` (average) or ``"min"`` (minimum)
+    mixing: ClassVar[dict[str, str]] = {}
+
+    def __init__(self, per_material: dict | None = None, **kwargs):
+        self._per_material = self._check_per_material(per_material)
         known = {p.name: p for p in self.parameters}
         unknown = sorted(set(kwargs) - set(known))
         if unknown:
@@ -155,6 +160,43 @@ class ContactModel:
             else:
                 values[p.name] = float(p.default)
         self._values = values
+
+    def _check_per_material(self, per_material) -> dict:
+        cls = type(self).__name__
+        if per_material is None:
+            return {}
+        if not isinstance(per_material, dict):
+            raise InputError(f"{cls}: per_material must be a dict {{material or name: {{parameter: value}}}}, "
+                             f"got {type(per_material).__name__}")
+        if per_material and not self.mixing:
+            raise InputError(f"{cls} has no per-material parameters")
+        known = {p.name: p for p in self.parameters}
+        out = {}
+        for key, values in per_material.items():
+            name = key.name if isinstance(key, Material) else key
+            if not isinstance(name, str) or not name:
+                raise InputError(f"{cls}: per_material keys must be named Materials or material names, got {key!r}")
+            if not isinstance(values, dict):
+                raise InputError(f"{cls}: per_material[{name!r}] must be a dict of parameters, got {values!r}")
+            bad = sorted(set(values) - set(self.mixing))
+            if bad:
+                raise InputError(f"{cls}: per_material[{name!r}]: {', '.join(bad)} cannot be given per material; "
+                                 f"per-material parameters: {', '.join(self.mixing)}")
+            out[name] = {k: known[k].check(v) for k, v in values.items()}
+        return out
+
+    def material_value(self, name: str, material: Material) -> float:
+        """The value of parameter ``name`` for one material (its own, else the model's)."""
+        own = self._per_material.get(material.name, {})
+        return own.get(name, self._values[name])
+
+    def pair_value(self, name: str, a: Material, b: Material) -> float:
+        """Parameter ``name`` for a pair of materials, mixed by the parameter's rule (``mixing``)."""
+        va, vb = self.material_value(name, a), self.material_value(name, b)
+        rule = self.mixing.get(name)
+        if rule is None or va == vb:
+            return va
+        return 0.5 * (va + vb) if rule == "mean" else min(va, vb)
 
     # ------------------------------------------------------------------ description
     @property
@@ -185,7 +227,10 @@ class ContactModel:
 
     def to_dict(self) -> dict:
         """Plain-data form: ``{"type": name, **parameters}`` (scene files, checkpoints)."""
-        return {"type": self.name, **self._values}
+        out = {"type": self.name, **self._values}
+        if self._per_material:
+            out["per_material"] = {k: dict(v) for k, v in self._per_material.items()}
+        return out
 
     # ------------------------------------------------------------------ energy terms and bonds
     @property

@@ -5,6 +5,7 @@ from ..errors import InputError
 from .base import ContactModel
 from .hertz_mindlin import HertzMindlin
 from .linear_spring_dashpot import LinearSpringDashpot
+from .luding import Luding
 from .sphere_sphere_contact import SphereSphereContact
 
 __all__ = ["MODELS", "register", "model_from_dict"]
@@ -20,7 +21,7 @@ def register(cls: type[ContactModel]) -> type[ContactModel]:
     return cls
 
 
-for _cls in (HertzMindlin, LinearSpringDashpot, SphereSphereContact):
+for _cls in (HertzMindlin, LinearSpringDashpot, Luding, SphereSphereContact):
     register(_cls)
 
 

@@ -35,7 +35,8 @@ import math
 from .._jit import jit
 from ..vec import axpy, dot, scale, tangential_part
 
-__all__ = ["spring_slider", "friction_senses", "spring_slider_reference", "friction_senses_reference"]
+__all__ = ["spring_slider", "friction_senses", "spring_slider_reference", "friction_senses_reference", "follow_frame",
+           "coulomb_slider", "follow_frame_reference", "coulomb_slider_reference"]
 
 
 @jit
@@ -157,3 +158,82 @@ def friction_senses_reference(g: dict, hist, dt, f_n, k_t, k_t_old, gamma_t, mu,
         energy += e_r
         diss += d_r
     return f_t, couple, energy, diss
+
+
+# ---------------------------------------------------------------------------------------------
+# The spring-slider with static and dynamic limits (Luding's model, spec 001): one routine for the
+# tangential (2-D), rolling (2-D) and twisting (1-D) senses.  Vectors are 3-tuples; a 2-D sense
+# lives in the tangent plane, the 1-D twisting sense along the normal (``xi_w n``).
+
+
+@jit
+def follow_frame(xi, normal):
+    """Carry a tangent-plane vector into the current tangent plane: project it, keep its length."""
+    old2 = dot(xi, xi)
+    if old2 == 0.0:
+        return xi
+    xi = tangential_part(xi, normal)
+    new2 = dot(xi, xi)
+    return scale(math.sqrt(old2 / new2), xi) if new2 > 0.0 else scale(0.0, xi)
+
+
+@jit
+def coulomb_slider(xi, increment, rate, dt, k, gamma, limit, dynamic_ratio):
+    """One step of a spring-slider with a static and a dynamic Coulomb limit (spec 001).
+
+    ``xi`` (3-tuple, m or rad) is the elastic displacement or rotation of the previous step, already
+    carried into the current frame; ``increment`` the relative displacement or rotation of the step
+    and ``rate`` the relative velocity or angular velocity (both of body ``j`` relative to ``i``,
+    in the sense's subspace); ``k`` the stiffness (> 0, N/m or N m/rad), ``gamma`` the viscous
+    coefficient (N s/m or N m s/rad), ``limit`` the static limit (>= 0, N or N m) and
+    ``dynamic_ratio`` the dynamic/static ratio phi_d.
+
+    Trial ``f = k xi + gamma rate`` with ``xi`` advanced by the increment (the force on ``i``).  If
+    ``|f| <= limit`` the contact sticks and dissipates ``gamma |rate|^2 dt``; otherwise it slips:
+    ``f`` is scaled to ``phi_d limit``, the spring keeps the part the dashpot does not carry,
+    ``xi = (f - gamma rate) / k``, and the plastic work is
+    ``(|f_trial| + phi_d limit)(|f_trial| - phi_d limit) / (2 k)`` (the energy the slip releases
+    from the spring; force times slip in steady sliding).
+
+    Returns ``(f, xi_new, stored, viscous_work, plastic_work)`` (stored = ``k |xi_new|^2 / 2``, J).
+    """
+    xi = axpy(1.0, increment, xi)
+    f = axpy(k, xi, scale(gamma, rate))
+    f2 = dot(f, f)
+    if f2 <= limit * limit:
+        return f, xi, 0.5 * k * dot(xi, xi), gamma * dot(rate, rate) * dt, 0.0
+    trial = math.sqrt(f2)
+    slide = max(limit * dynamic_ratio, 0.0)
+    f = scale(slide / trial, f)
+    xi = scale(1.0 / k, axpy(-gamma, rate, f))
+    return f, xi, 0.5 * k * dot(xi, xi), 0.0, 0.5 * (trial + slide) * (trial - slide) / k
+
+
+def coulomb_slider_reference(xi, increment, rate, dt, k, gamma, limit, dynamic_ratio):
+    """Plain NumPy twin of :func:`coulomb_slider`."""
+    import numpy as np
+
+    xi = np.asarray(xi, dtype=float) + np.asarray(increment, dtype=float)
+    rate = np.asarray(rate, dtype=float)
+    f = k * xi + gamma * rate
+    size = np.linalg.norm(f)
+    if size <= limit:
+        return f, xi, 0.5 * k * xi @ xi, gamma * rate @ rate * dt, 0.0
+    slide = max(limit * dynamic_ratio, 0.0)
+    f = f / size * slide
+    xi = (f - gamma * rate) / k
+    return f, xi, 0.5 * k * xi @ xi, 0.0, 0.5 * (size * size - slide * slide) / k
+
+
+def follow_frame_reference(xi, normal):
+    """Plain NumPy twin of :func:`follow_frame`."""
+    import numpy as np
+
+    xi = np.asarray(xi, dtype=float)
+    n = np.asarray(normal, dtype=float)
+    old = np.linalg.norm(xi)
+    if old == 0:
+        return xi.copy()
+    t = xi - (xi @ n) * n
+    new = np.linalg.norm(t)
+    return t * (old / new) if new > 0 else 0.0 * t
