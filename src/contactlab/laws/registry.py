@@ -4,6 +4,7 @@ from __future__ import annotations
 from ..errors import InputError
 from .base import ContactModel
 from .hertz_mindlin import HertzMindlin
+from .ice import Ice
 from .linear_spring_dashpot import LinearSpringDashpot
 from .luding import Luding
 from .sphere_sphere_contact import SphereSphereContact
@@ -21,7 +22,7 @@ def register(cls: type[ContactModel]) -> type[ContactModel]:
     return cls
 
 
-for _cls in (HertzMindlin, LinearSpringDashpot, Luding, SphereSphereContact):
+for _cls in (HertzMindlin, Ice, LinearSpringDashpot, Luding, SphereSphereContact):
     register(_cls)
 
 
