@@ -1,10 +1,12 @@
 """The built-in contact models (``cl.models.HertzMindlin(...)``, ``cl.models.LinearSpringDashpot(...)``,
-``cl.models.SphereSphereContact(...)``, ``cl.models.Luding(...)``, ``cl.models.Ice(...)``)."""
+``cl.models.SphereSphereContact(...)``, ``cl.models.Luding(...)``, ``cl.models.Ice(...)``,
+``cl.models.ParallelBond(...)``)."""
 from .laws.base import ContactModel
 from .laws.hertz_mindlin import HertzMindlin
 from .laws.ice import Ice
 from .laws.linear_spring_dashpot import LinearSpringDashpot
 from .laws.luding import Luding
+from .laws.parallel_bond import ParallelBond
 from .laws.sphere_sphere_contact import SphereSphereContact
 
-__all__ = ["ContactModel", "HertzMindlin", "Ice", "LinearSpringDashpot", "Luding", "SphereSphereContact"]
+__all__ = ["ContactModel", "HertzMindlin", "Ice", "LinearSpringDashpot", "Luding", "ParallelBond", "SphereSphereContact"]

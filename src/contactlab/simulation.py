@@ -52,6 +52,11 @@ class Simulation:
     threads : int, optional
         Number of threads for the compiled kernels (default: Numba's default, all cores).
         Results are bit-identical for any number of threads.
+    local_damping : float
+        Cundall's local (non-viscous) damping, 0 <= alpha < 1 (default 0: none): every component
+        of a free sphere's total force and torque is reduced by ``alpha`` times its size against
+        the sphere's velocity.  For quasi-static loading (PFC uses 0.7); the work it takes is the
+        energy term ``dissipated_local_damping``.
 
     The stability limit is the smallest, over the pairs of bodies that can meet (two free spheres,
     a free and a fixed sphere, a free sphere and a wall; for each material the smallest sphere),
@@ -73,16 +78,19 @@ class Simulation:
     """
 
     def __init__(self, scene: Scene, model: ContactModel, dt: float | None = None, *, skin: float | None = None,
-                 max_overlap: float = 0.1, initial_overlap_tolerance: float = 0.02, threads: int | None = None):
+                 max_overlap: float = 0.1, initial_overlap_tolerance: float = 0.02, threads: int | None = None,
+                 local_damping: float = 0.0):
         if not isinstance(scene, Scene):
             raise InputError(f"scene must be a contactlab.Scene, got {type(scene).__name__}")
         model_data, state = scene.finalize()
         self._setup(model_data, state, model, dt=dt, skin=skin, max_overlap=max_overlap,
-                    initial_overlap_tolerance=initial_overlap_tolerance, threads=threads, check_initial=True)
+                    initial_overlap_tolerance=initial_overlap_tolerance, threads=threads, check_initial=True,
+                    local_damping=local_damping)
 
     # ------------------------------------------------------------------ construction
     def _setup(self, model_data: Model, state: State, contact_model: ContactModel, *, dt, skin, max_overlap,
-               initial_overlap_tolerance, threads, check_initial, table_data=None, exclusions=None):
+               initial_overlap_tolerance, threads, check_initial, table_data=None, exclusions=None,
+               local_damping=0.0):
         if not isinstance(contact_model, ContactModel):
             raise InputError(f"model must be a contact model such as cl.models.HertzMindlin(...), "
                              f"got {type(contact_model).__name__}")
@@ -93,6 +101,13 @@ class Simulation:
         if self.max_overlap >= 1.0:
             raise InputError(f"max_overlap must be < 1 (a fraction of the smaller radius), got {self.max_overlap!r}")
         self.initial_overlap_tolerance = as_finite("initial_overlap_tolerance", initial_overlap_tolerance)
+        self.local_damping = as_finite("local_damping", local_damping)
+        if not 0.0 <= self.local_damping < 1.0:
+            raise InputError(f"local_damping must satisfy 0 <= local_damping < 1, got {self.local_damping!r}")
+        if state.damping_work is None:
+            state.damping_work = np.zeros(model_data.n_spheres)
+        #: (N, 6) damping force and torque of the last evaluation (local damping's work booking)
+        self._damping_force = np.zeros((model_data.n_spheres, 6))
         if self.initial_overlap_tolerance < 0:
             raise InputError(f"initial_overlap_tolerance must be >= 0, got {self.initial_overlap_tolerance!r}")
         if threads is not None:
@@ -476,7 +491,8 @@ class Simulation:
             self._angvel_pred, m.radius, m.mass, m.inv_mass, m.inv_inertia, m.fixed, m.material, m.gravity,
             s.wall_points, m.wall_normal, s.wall_velocities, m.wall_material, t.i_start, t.pair_j,
             t.j_start, t.j_pairs, t.hist, t.out, t.status, self._owner, self.table_params, s.dissipated,
-            s.dissipation_terms, s.boundary_work, t.ref_pos, 0.5 * t.skin, self.max_overlap, self._flags, n_blocks())
+            s.dissipation_terms, s.boundary_work, t.ref_pos, 0.5 * t.skin, self.max_overlap, self._flags, n_blocks(),
+            self.local_damping, s.damping_work, self._damping_force)
         self._handle_flags()
 
     def _advance(self, n_steps: int, resume: bool) -> tuple[int, bool]:
@@ -488,7 +504,7 @@ class Simulation:
             m.material, m.gravity, s.wall_points, m.wall_normal, s.wall_velocities, m.wall_material, t.wall_ref,
             t.i_start, t.pair_j, t.j_start, t.j_pairs, t.hist, t.out, t.status, self._owner, self.table_params,
             s.dissipated, s.dissipation_terms, s.boundary_work, t.ref_pos, 0.5 * t.skin, self.max_overlap,
-            self._flags, n_blocks())
+            self._flags, n_blocks(), self.local_damping, s.damping_work, self._damping_force)
         return int(k), bool(mid)
 
     def _advance_steps(self, n: int) -> None:
@@ -889,13 +905,16 @@ class Simulation:
         grav = -float(np.dot(m.mass[free], s.positions[free] @ m.gravity))
         t = self.table
         elastic = float(t.out[t.active(), layout.OUT_ELASTIC].sum())
-        dissipated = float(s.dissipated.sum())
+        damping = float(s.damping_work.sum())
+        dissipated = float(s.dissipated.sum()) + damping
         boundary = float(s.boundary_work.sum())
         total = kinetic + rotational + grav + elastic + dissipated
         out = dict(kinetic=kinetic, rotational=rotational, gravitational=grav, elastic=elastic,
                    dissipated=dissipated, total=total, boundary_work=boundary)
         for c, name in enumerate(self.dissipation_terms):
             out[f"dissipated_{name}"] = float(s.dissipation_terms[:, c].sum())
+        if self.local_damping > 0.0 or damping:
+            out["dissipated_local_damping"] = damping
         initial = getattr(self, "_initial_energy", None)
         out["balance_error"] = (total - boundary - initial) if initial is not None else 0.0
         return out

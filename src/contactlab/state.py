@@ -30,6 +30,7 @@ class State:
     step : int, number of steps taken
     dissipation_terms : (N, D) float64, J, per sphere: ``dissipated`` split into the law's D
         dissipation terms (D = 0 for a law that does not split it)
+    damping_work : (N,) float64, J, per sphere: work taken by local damping so far
     """
 
     positions: np.ndarray
@@ -45,6 +46,7 @@ class State:
     time: float = 0.0
     step: int = 0
     dissipation_terms: np.ndarray | None = None
+    damping_work: np.ndarray | None = None
 
     def arrays(self) -> dict[str, np.ndarray]:
         """The array fields by name (shared, not copied)."""

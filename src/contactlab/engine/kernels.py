@@ -353,10 +353,15 @@ def pair_forces(i_start, pair_j, pos, vel, angvel, mid_vel, mid_angvel, radius, 
                      wall_material, table, hist, out, status, owner, dt, overlap_limit, flags)
 
 
+@jit
+def _sign(x):
+    return 1.0 if x > 0.0 else (-1.0 if x < 0.0 else 0.0)
+
+
 @kernel
 def _reduce_chunk(p0, p1, j_start, j_pairs, out, owner, mass, inv_mass, inv_inertia, gravity, pos, vel, angvel,
                   quat, force, torque, vel_pred, angvel_pred, dissipated, diss_terms, boundary_work, ref_pos, kick_dt,
-                  drift_dt, half_skin, flags):
+                  drift_dt, half_skin, flags, local_damping, damping_work, damping_force):
     h = 0.5 * kick_dt
     for p in range(p0, p1):
         im = inv_mass[p]
@@ -379,6 +384,30 @@ def _reduce_chunk(p0, p1, j_start, j_pairs, out, owner, mass, inv_mass, inv_iner
             tx += out[k, OUT_TORQUE_J]
             ty += out[k, OUT_TORQUE_J + 1]
             tz += out[k, OUT_TORQUE_J + 2]
+        if local_damping > 0.0 and im > 0.0:
+            # Cundall's local damping: each component of the force and torque reduced by a fraction
+            # of its size against the velocity of the half step.  Its work is booked as the kinetic
+            # energy sees it: velocity Verlet changes it by dt/4 (F(n) + F(n+1)) . (v(n) + v(n+1))
+            # per step, a sum over the forces, so the damping force of the last evaluation is kept
+            # (``damping_force``) and v(n), v(n+1) are rebuilt from the half-step velocity
+            ii = inv_inertia[p]
+            d = (-local_damping * abs(fx) * _sign(vel[p, 0]), -local_damping * abs(fy) * _sign(vel[p, 1]),
+                 -local_damping * abs(fz) * _sign(vel[p, 2]), -local_damping * abs(tx) * _sign(angvel[p, 0]),
+                 -local_damping * abs(ty) * _sign(angvel[p, 1]), -local_damping * abs(tz) * _sign(angvel[p, 2]))
+            new = (fx + d[0], fy + d[1], fz + d[2], tx + d[3], ty + d[4], tz + d[5])
+            if kick_dt > 0.0:
+                work = 0.0
+                for c in range(3):
+                    v_n = vel[p, c] - h * force[p, c] * im
+                    v_next = vel[p, c] + h * new[c] * im
+                    w_n = angvel[p, c] - h * torque[p, c] * ii
+                    w_next = angvel[p, c] + h * new[3 + c] * ii
+                    work += (d[c] + damping_force[p, c]) * (v_n + v_next)
+                    work += (d[3 + c] + damping_force[p, 3 + c]) * (w_n + w_next)
+                damping_work[p] -= 0.25 * kick_dt * work
+            for c in range(6):
+                damping_force[p, c] = d[c]
+            fx, fy, fz, tx, ty, tz = new
         force[p, 0] = fx
         force[p, 1] = fy
         force[p, 2] = fz
@@ -413,7 +442,7 @@ def _reduce_chunk(p0, p1, j_start, j_pairs, out, owner, mass, inv_mass, inv_iner
 @pkernel
 def reduce_kick(j_start, j_pairs, out, owner, mass, inv_mass, inv_inertia, gravity, pos, vel, angvel, quat,
                 force, torque, vel_pred, angvel_pred, dissipated, diss_terms, boundary_work, ref_pos, kick_dt,
-                drift_dt, half_skin, flags, n_blocks):
+                drift_dt, half_skin, flags, n_blocks, local_damping, damping_work, damping_force):
     """Total force and torque per sphere: its own side (``owner``, from :func:`pair_forces`) plus
     the partner sides of the contacts where it is ``j`` (a CSR over the pair list, fixed order: no
     atomics, the same bits at any thread count), plus gravity; finish the step's kick.  Then, if
@@ -427,7 +456,8 @@ def reduce_kick(j_start, j_pairs, out, owner, mass, inv_mass, inv_inertia, gravi
     for c in prange((n + b - 1) // b):
         _reduce_chunk(c * b, min((c + 1) * b, n), j_start, j_pairs, out, owner, mass, inv_mass,
                       inv_inertia, gravity, pos, vel, angvel, quat, force, torque, vel_pred, angvel_pred,
-                      dissipated, diss_terms, boundary_work, ref_pos, kick_dt, drift_dt, half_skin, flags)
+                      dissipated, diss_terms, boundary_work, ref_pos, kick_dt, drift_dt, half_skin, flags,
+                      local_damping, damping_work, damping_force)
 
 
 @kernel
@@ -455,7 +485,8 @@ def advance(n_steps, dt, resume, pos, vel, angvel, quat, force, torque, vel_pred
             radius, mass, inv_mass, inv_inertia, fixed, material, gravity,
             wall_point, wall_normal, wall_vel, wall_material, wall_ref,
             i_start, pair_j, j_start, j_pairs, hist, out, status, owner, table,
-            dissipated, diss_terms, boundary_work, ref_pos, half_skin, overlap_limit, flags, n_blocks):
+            dissipated, diss_terms, boundary_work, ref_pos, half_skin, overlap_limit, flags, n_blocks,
+            local_damping, damping_work, damping_force):
     """Take up to ``n_steps`` steps of size ``dt``; return ``(steps_completed, mid_step)``.
 
     Each step's second half (reduction, kick) is fused with the next step's first half (kick,
@@ -480,7 +511,7 @@ def advance(n_steps, dt, resume, pos, vel, angvel, quat, force, torque, vel_pred
         last = s == n_steps - 1
         reduce_kick(j_start, j_pairs, out, owner, mass, inv_mass, inv_inertia, gravity, pos, vel, angvel, quat,
                     force, torque, vel_pred, angvel_pred, dissipated, diss_terms, boundary_work, ref_pos, dt,
-                    0.0 if last else dt, half_skin, flags, n_blocks)
+                    0.0 if last else dt, half_skin, flags, n_blocks, local_damping, damping_work, damping_force)
         if not last:
             _move_walls(wall_point, wall_vel, wall_normal, wall_ref, dt, half_skin, flags)
         if _raised(flags):
@@ -492,11 +523,12 @@ def advance(n_steps, dt, resume, pos, vel, angvel, quat, force, torque, vel_pred
 def evaluate_forces(pos, vel, angvel, quat, force, torque, vel_pred, angvel_pred, radius, mass, inv_mass,
                     inv_inertia, fixed, material, gravity, wall_point, wall_normal, wall_vel, wall_material,
                     i_start, pair_j, j_start, j_pairs, hist, out, status, owner, table,
-                    dissipated, diss_terms, boundary_work, ref_pos, half_skin, overlap_limit, flags, n_blocks):
+                    dissipated, diss_terms, boundary_work, ref_pos, half_skin, overlap_limit, flags, n_blocks,
+                    local_damping, damping_work, damping_force):
     """Forces and torques at the current state without advancing anything (start of a run)."""
     pair_forces(i_start, pair_j, pos, vel, angvel, vel, angvel, radius, inv_mass, fixed, material,
                 wall_point, wall_normal, wall_vel, wall_material, table, hist, out, status, owner, 0.0,
                 overlap_limit, flags, n_blocks)
     reduce_kick(j_start, j_pairs, out, owner, mass, inv_mass, inv_inertia, gravity, pos, vel, angvel, quat,
                 force, torque, vel_pred, angvel_pred, dissipated, diss_terms, boundary_work, ref_pos, 0.0, 0.0,
-                half_skin, flags, n_blocks)
+                half_skin, flags, n_blocks, local_damping, damping_work, damping_force)

@@ -32,7 +32,8 @@ FORMAT_VERSION = 4
 _MODEL_ARRAYS = ("radius", "mass", "inv_mass", "inertia", "inv_inertia", "material", "fixed", "wall_normal",
                  "wall_material", "gravity")
 _STATE_ARRAYS = ("positions", "velocities", "angular_velocities", "orientations", "forces", "torques",
-                 "wall_points", "wall_velocities", "dissipated", "boundary_work", "dissipation_terms")
+                 "wall_points", "wall_velocities", "dissipated", "boundary_work", "dissipation_terms",
+                 "damping_work")
 
 
 def save_checkpoint(sim, path) -> Path:
@@ -46,6 +47,7 @@ def save_checkpoint(sim, path) -> Path:
     arrays.update({f"state_{k}": getattr(sim.state, k) for k in _STATE_ARRAYS})
     arrays.update({f"table_{k}": v for k, v in t.saved().items()})
     arrays["boundary_power"] = sim._owner[:, 8]
+    arrays["damping_force"] = sim._damping_force
     arrays["exclusions_material_active"] = sim.exclusions.material_active
     arrays["exclusions_keys"] = sim.exclusions.keys
     arrays.update({f"bonds_{k}": v for k, v in sim._bond_log.data.items()})
@@ -64,6 +66,7 @@ def save_checkpoint(sim, path) -> Path:
         "max_overlap": sim.max_overlap,
         "initial_overlap_tolerance": sim.initial_overlap_tolerance,
         "threads": sim.threads,
+        "local_damping": sim.local_damping,
         "initial_energy": sim._initial_energy,
         "initial_terms": sim._initial_terms,
     }
@@ -114,8 +117,9 @@ def load_checkpoint(path, *, threads: int | None = None):
     sim._setup(model, state, contact_model, dt=meta["dt"], skin=meta["skin"], max_overlap=meta["max_overlap"],
                initial_overlap_tolerance=meta["initial_overlap_tolerance"],
                threads=threads if threads is not None else meta["threads"], check_initial=False,
-               table_data=table_data, exclusions=exclusions)
+               table_data=table_data, exclusions=exclusions, local_damping=meta["local_damping"])
     sim._owner[:, 8] = data["boundary_power"]
+    sim._damping_force[...] = data["damping_force"]
     sim._time_base = float(meta["time_base"])
     sim._step_base = int(meta["step_base"])
     sim._initial_energy = float(meta["initial_energy"])

@@ -21,7 +21,9 @@ Bonds: a bond is made by :meth:`contactlab.Simulation.bond` in the senses ``bond
 the senses ``breakable``.  It breaks when, in a sense that is bonded and breakable, the trial force
 exceeds its limit (tension ``-f_n > F_nb``, ``|F_t| > F_tb``, ``|T_w| > T_wb``, ``|T_r| > T_rb``);
 then all senses become unbonded at once and never bond again by themselves.  The energy the springs
-lose in that step is booked as ``bond_breakage``.
+lose in that step is booked as ``bond_breakage`` (the energy they held taken as the mean of its
+values at the start and the end of the step: the trapezoidal work that the integrator's kinetic
+energy sees for forces that drop).
 
 Unbonded senses yield: with ``N = max(0, f_n)`` the limits are ``F_ty = N tan_phi``,
 ``T_wy = sqrt(A/pi) N tan_phi``, ``T_ry = sqrt(A/pi) N mu`` (zero in tension); a force or torque
@@ -123,6 +125,9 @@ def law(g, p, h, dt):
     t_r = (t_r[0] + kr * (dth[0] - s * n[0]), t_r[1] + kr * (dth[1] - s * n[1]), t_r[2] + kr * (dth[2] - s * n[2]))
     tw_vec = scale(t_w, n)
     trial_energy = 0.5 * kn * (delta - rest) ** 2 + _energy(f_t, kt) + _energy(tw_vec, kw) + _energy(t_r, kr)
+    # what the springs held at the start of the step (the overlap then: delta + the gap's increment)
+    held = 0.5 * kn * (delta + dot(du, n) - rest) ** 2 + 0.5 * (h[3] * h[3] + h[4] * h[4] + h[5] * h[5]) / kt \
+        + (0.5 * h[6] * h[6] / kw if kw > 0.0 else 0.0) + _energy((h[7], h[8], h[9]), kr)
     # breakage: any sense that is bonded and breakable, over its limit, breaks them all
     reason = 0.0
     if bonded:
@@ -144,7 +149,7 @@ def law(g, p, h, dt):
             state = -reason
     if not bonded and f_n < 0.0:
         # an unbonded contact in tension ends; what its springs held is released
-        released = trial_energy if reason > 0.0 else 0.0
+        released = 0.5 * (held + trial_energy) if reason > 0.0 else 0.0
         return z, z, 0.0, (0.0, 0.0, 0.0, released), False, zero_h if reason == 0.0 else (
             state, 0.0, 0.0, 0.0, 0.0, 0.0, 0.0, 0.0, 0.0, 0.0)
     # yield in the senses that are not bonded
@@ -160,7 +165,7 @@ def law(g, p, h, dt):
         t_r, w_r = _limit(t_r, kr, lever * load * p[MU])
     stored = 0.5 * kn * (delta - rest) ** 2 + _energy(f_t, kt) + _energy(tw_vec, kw) + _energy(t_r, kr)
     if reason > 0.0:
-        diss = (0.0, 0.0, 0.0, trial_energy - stored)
+        diss = (0.0, 0.0, 0.0, 0.5 * (held + trial_energy) - stored)
     else:
         diss = (w_t, w_w, w_r, 0.0)
     force = (f_t[0] - f_n * n[0], f_t[1] - f_n * n[1], f_t[2] - f_n * n[2])
@@ -359,6 +364,9 @@ def reference_law(geometry: dict, params, hist, dt):
         return 0.5 * f @ f / k if k > 0 else 0.0
 
     trial = 0.5 * kn * (delta - rest) ** 2 + energy(f_t, kt) + energy(t_w, kw) + energy(t_r, kr)
+    held = (0.5 * kn * (delta + g["rel_displacement"] @ n - rest) ** 2 + energy(h[3:6], kt)
+            + energy(np.array([h[6], 0.0, 0.0]), kw) + energy(h[7:10], kr))
+    trial = 0.5 * (held + trial) if bonded else trial  # what a breaking bond releases (trapezoid)
     bits = int(h[0]) if bonded else 0
     state = h[0]
     reason = 0

@@ -7,6 +7,7 @@ from .hertz_mindlin import HertzMindlin
 from .ice import Ice
 from .linear_spring_dashpot import LinearSpringDashpot
 from .luding import Luding
+from .parallel_bond import ParallelBond
 from .sphere_sphere_contact import SphereSphereContact
 
 __all__ = ["MODELS", "register", "model_from_dict"]
@@ -22,7 +23,7 @@ def register(cls: type[ContactModel]) -> type[ContactModel]:
     return cls
 
 
-for _cls in (HertzMindlin, Ice, LinearSpringDashpot, Luding, SphereSphereContact):
+for _cls in (HertzMindlin, Ice, LinearSpringDashpot, Luding, ParallelBond, SphereSphereContact):
     register(_cls)
 
 

@@ -1,0 +1,279 @@
+"""The parallel-bond model (Potyondy and Cundall, 2004): an elastic cement disc between two bonded
+spheres, in parallel with a frictional contact model that takes over once the bond breaks.
+
+The bond is a disc of radius ``R_b = radius_multiplier min(r_i, r_j)``, area ``A = pi R_b^2``,
+moments ``I = pi R_b^4 / 4`` and ``J = pi R_b^4 / 2``, with normal and shear stiffness per unit
+area ``k_n``, ``k_s`` (N/m^3).  Its force and moment are incremental springs, carried with the
+contact frame, on the exact relative displacement and rotation of each step::
+
+    dF_n = k_n A du_n    (compressive > 0)     dF_s = k_s A du_s
+    dM_t = k_s J dtheta_n (twisting)           dM_b = k_n I dtheta_s (bending)
+
+and optionally viscous (``damping``: a fraction of the critical damping of each sense, with the
+effective mass of the pair and the rotational inertia ``0.4 m* min(r)^2`` of two solid spheres).
+The largest stresses on the disc's rim,
+
+    sigma = -F_n / A + |M_b| R_b / I        tau = |F_s| / A + |M_t| R_b / J,
+
+break the bond when ``sigma >= tensile_strength`` (reason "tension") or ``tau >= shear_strength``
+("shear"); the energy the bond held is then booked as ``bond_breakage`` (the mean of its values at
+the start and the end of the step in which it breaks: the trapezoidal work the integrator sees for
+a force that drops to zero) and the pair is an ordinary
+contact of the frictional model from then on (which also acts, in parallel, while the bond holds,
+whenever the spheres overlap).
+
+Bonds are made by :meth:`contactlab.Simulation.bond`, unloaded at the present distance.  The law
+modules :mod:`~contactlab.laws.parallel_bond_linear` and :mod:`~contactlab.laws.parallel_bond_hertz`
+combine the bond with :class:`~contactlab.models.LinearSpringDashpot` or
+:class:`~contactlab.models.HertzMindlin`.
+"""
+from __future__ import annotations
+
+import math
+
+import numpy as np
+
+from .._jit import jit
+from ..errors import InputError
+from ..vec import dot, scale
+from .base import ContactModel, HistoryField, PairCase, Parameter, verlet_limit
+from .hertz_mindlin import HertzMindlin
+from .linear_spring_dashpot import LinearSpringDashpot
+from .springs import follow_frame
+
+__all__ = ["ParallelBond", "bond_part", "BOND_HISTORY", "BOND_COLUMNS", "BOND_REASONS", "DISSIPATION_TERMS"]
+
+#: bond state (1 bonded, -reason broken, 0 never), F_n, F_s (3), M_t, M_b (3)
+BOND_HISTORY = 9
+(KN, KS, SIGMA_C, TAU_C, LAMBDA, BETA) = range(6)
+BOND_COLUMNS = 6
+BOND_REASONS = {1: "tension", 2: "shear"}
+DISSIPATION_TERMS = ("contact", "viscous_bond", "bond_breakage")
+
+
+@jit
+def bond_part(g, p, h, dt):
+    """The bond's force and couple on ``i`` and its bookkeeping.
+
+    Returns ``(force, couple, stored, viscous, released, new bond history (9), bonded)``.
+    """
+    z = (0.0, 0.0, 0.0)
+    if h[0] <= 0.0:
+        return z, z, 0.0, 0.0, 0.0, (h[0], 0.0, 0.0, 0.0, 0.0, 0.0, 0.0, 0.0, 0.0), False
+    n = g.normal
+    ri = g.radius_i
+    rj = g.radius_j if math.isfinite(g.radius_j) else ri
+    rb = p[LAMBDA] * min(ri, rj)
+    area = math.pi * rb * rb
+    inertia = 0.25 * area * rb * rb
+    polar = 2.0 * inertia
+    kn = p[KN] * area
+    ks = p[KS] * area
+    kb = p[KN] * inertia
+    kt = p[KS] * polar
+    du = g.rel_displacement
+    dun = dot(du, n)
+    f_n = h[1] - kn * dun  # the gap grows by dun: tension
+    f_s = follow_frame((h[2], h[3], h[4]), n)
+    f_s = (f_s[0] + ks * (du[0] - dun * n[0]), f_s[1] + ks * (du[1] - dun * n[1]), f_s[2] + ks * (du[2] - dun * n[2]))
+    dth = g.rel_rotation
+    dtn = dot(dth, n)
+    m_t = h[5] + kt * dtn
+    m_b = follow_frame((h[6], h[7], h[8]), n)
+    m_b = (m_b[0] + kb * (dth[0] - dtn * n[0]), m_b[1] + kb * (dth[1] - dtn * n[1]),
+           m_b[2] + kb * (dth[2] - dtn * n[2]))
+    stored = 0.5 * (f_n * f_n / kn + dot(f_s, f_s) / ks + m_t * m_t / kt + dot(m_b, m_b) / kb)
+    sigma = -f_n / area + math.sqrt(dot(m_b, m_b)) * rb / inertia
+    tau = math.sqrt(dot(f_s, f_s)) / area + abs(m_t) * rb / polar
+    reason = 1.0 if sigma >= p[SIGMA_C] else (2.0 if tau >= p[TAU_C] else 0.0)
+    if reason > 0.0:
+        # released: the mean of the energy held at the start and at the end of the step (the
+        # trapezoidal work that the integrator's kinetic energy sees for a force dropping to zero)
+        held = 0.5 * (h[1] * h[1] / kn + (h[2] * h[2] + h[3] * h[3] + h[4] * h[4]) / ks + h[5] * h[5] / kt
+                      + (h[6] * h[6] + h[7] * h[7] + h[8] * h[8]) / kb)
+        return z, z, 0.0, 0.0, 0.5 * (held + stored), (-reason, 0.0, 0.0, 0.0, 0.0, 0.0, 0.0, 0.0, 0.0), False
+    # dashpots (not part of the stored springs)
+    force = (f_s[0] - f_n * n[0], f_s[1] - f_n * n[1], f_s[2] - f_n * n[2])
+    couple = (m_b[0] + m_t * n[0], m_b[1] + m_t * n[1], m_b[2] + m_t * n[2])
+    viscous = 0.0
+    beta = p[BETA]
+    if beta > 0.0:
+        m = g.mass
+        rot = 0.4 * m * min(ri, rj) ** 2
+        v = g.rel_velocity
+        w = g.rel_angular_velocity
+        cn, cs = 2.0 * beta * math.sqrt(m * kn), 2.0 * beta * math.sqrt(m * ks)
+        cb, ct = 2.0 * beta * math.sqrt(rot * kb), 2.0 * beta * math.sqrt(rot * kt)
+        vn, wn = dot(v, n), dot(w, n)
+        vs = (v[0] - vn * n[0], v[1] - vn * n[1], v[2] - vn * n[2])
+        ws = (w[0] - wn * n[0], w[1] - wn * n[1], w[2] - wn * n[2])
+        force = (force[0] + cn * vn * n[0] + cs * vs[0], force[1] + cn * vn * n[1] + cs * vs[1],
+                 force[2] + cn * vn * n[2] + cs * vs[2])
+        couple = (couple[0] + ct * wn * n[0] + cb * ws[0], couple[1] + ct * wn * n[1] + cb * ws[1],
+                  couple[2] + ct * wn * n[2] + cb * ws[2])
+        viscous = (cn * vn * vn + cs * dot(vs, vs) + ct * wn * wn + cb * dot(ws, ws)) * dt
+    return force, couple, stored, viscous, 0.0, (h[0], f_n, f_s[0], f_s[1], f_s[2], m_t, m_b[0], m_b[1],
+                                                 m_b[2]), True
+
+
+class ParallelBond(ContactModel):
+    """Parallel bonds (Potyondy and Cundall 2004) in parallel with a frictional contact model.
+
+    Parameters
+    ----------
+    normal_stiffness, shear_stiffness : float
+        Bond stiffness per unit area k_n, k_s, N/m^3 (> 0).
+    tensile_strength, shear_strength : float
+        Bond strengths sigma_c, tau_c, Pa (> 0).
+    radius_multiplier : float
+        Bond radius over the smaller sphere radius, lambda (> 0); default 1.
+    damping : float
+        Viscous damping of the bond, as a fraction of critical (>= 0); default 0.
+    contact : LinearSpringDashpot or HertzMindlin
+        The frictional contact model, active whenever the spheres overlap (bonded or not).
+
+    Example
+    -------
+    >>> import contactlab as cl
+    >>> model = cl.models.ParallelBond(normal_stiffness=1e12, shear_stiffness=4e11, tensile_strength=1e6,
+    ...                                shear_strength=1e6,
+    ...                                contact=cl.models.LinearSpringDashpot(stiffness=1e4, restitution=0.5,
+    ...                                                                      friction=0.5))
+    >>> model.radius_multiplier
+    1.0
+    """
+
+    name = "ParallelBond"
+    parameters = (
+        Parameter("normal_stiffness", "N/m^3", "bond normal stiffness per area", None, 0.0, low_inclusive=False),
+        Parameter("shear_stiffness", "N/m^3", "bond shear stiffness per area", None, 0.0, low_inclusive=False),
+        Parameter("tensile_strength", "Pa", "bond tensile strength", None, 0.0, low_inclusive=False),
+        Parameter("shear_strength", "Pa", "bond shear strength", None, 0.0, low_inclusive=False),
+        Parameter("radius_multiplier", "-", "bond radius / smaller sphere radius", 1.0, 0.0, low_inclusive=False),
+        Parameter("damping", "-", "bond damping, fraction of critical", 0.0, 0.0),
+    )
+    _BOND_FIELDS = (
+        HistoryField("bond_state", 1, "-", "1 bonded, -reason once broken, 0 never bonded"),
+        HistoryField("bond_normal_force", 1, "N", "bond normal force (> 0 compressive)"),
+        HistoryField("bond_shear_force", 3, "N", "bond shear force on i"),
+        HistoryField("bond_twisting_moment", 1, "N m", "bond twisting moment on i about the normal"),
+        HistoryField("bond_bending_moment", 3, "N m", "bond bending moment on i"),
+    )
+    _LAWS = {LinearSpringDashpot: "contactlab.laws.parallel_bond_linear", HertzMindlin: "contactlab.laws.parallel_bond_hertz"}
+
+    def __init__(self, normal_stiffness, shear_stiffness, tensile_strength, shear_strength, contact,
+                 radius_multiplier=1.0, damping=0.0, **unknown):
+        super().__init__(normal_stiffness=normal_stiffness, shear_stiffness=shear_stiffness,
+                         tensile_strength=tensile_strength, shear_strength=shear_strength,
+                         radius_multiplier=radius_multiplier, damping=damping, **unknown)
+        if isinstance(contact, dict):
+            from .registry import model_from_dict
+
+            contact = model_from_dict(contact)
+        if type(contact) not in self._LAWS:
+            raise InputError(f"ParallelBond: contact must be cl.models.LinearSpringDashpot(...) or "
+                             f"cl.models.HertzMindlin(...), got {contact!r}")
+        self.contact = contact
+        self.law_module = self._LAWS[type(contact)]
+        self.history_fields = self._BOND_FIELDS + contact.history_fields
+        self.pair_fields = ("normal_stiffness", "shear_stiffness", "tensile_strength", "shear_strength",
+                            "radius_multiplier", "damping") + tuple(contact.pair_fields)
+        self.default_dt_fraction = contact.default_dt_fraction
+
+    def __repr__(self) -> str:
+        args = ", ".join(f"{k}={v!r}" for k, v in self._values.items())
+        return f"ParallelBond({args}, contact={self.contact!r})"
+
+    def to_dict(self) -> dict:
+        return {**super().to_dict(), "contact": self.contact.to_dict()}
+
+    def pair_table(self, materials):
+        inner = self.contact.pair_table(materials)
+        m = len(materials)
+        bond = np.broadcast_to(np.array([self.normal_stiffness, self.shear_stiffness, self.tensile_strength,
+                                         self.shear_strength, self.radius_multiplier, self.damping]),
+                               (m, m, BOND_COLUMNS))
+        return np.concatenate([bond, inner], axis=2)
+
+    def bond_properties(self, radius_i, radius_j) -> dict[str, float]:
+        """Bond radius, area, moments and stiffnesses for spheres of these radii (SI units)."""
+        rb = self.radius_multiplier * min(radius_i, radius_j)
+        area = math.pi * rb * rb
+        inertia = 0.25 * area * rb * rb
+        return dict(radius=rb, A=area, I=inertia, J=2 * inertia, k_n=self.normal_stiffness * area,
+                    k_s=self.shear_stiffness * area, k_bend=self.normal_stiffness * inertia,
+                    k_twist=self.shear_stiffness * 2 * inertia)
+
+    def stability_limit(self, case: PairCase) -> float:
+        dt = self.contact.stability_limit(case)
+        if not (math.isfinite(case.radius_i) and math.isfinite(case.radius_j)):
+            return dt  # walls are never bonded
+        b = self.bond_properties(case.radius_i, case.radius_j)
+        m, mt = case.mass, case.tangential_mass
+        rot = 0.4 * m * min(case.radius_i, case.radius_j) ** 2
+        inertia = case.rotational_inertia
+        zeta = self.damping
+        dt = min(dt, verlet_limit(math.sqrt(b["k_n"] / m), zeta))
+        dt = min(dt, verlet_limit(math.sqrt(b["k_s"] / mt), zeta * math.sqrt(m / mt)))
+        for k in (b["k_bend"], b["k_twist"]):
+            if math.isfinite(inertia):
+                dt = min(dt, verlet_limit(math.sqrt(k / inertia), zeta * math.sqrt(min(rot / inertia, 1.0))))
+        return dt
+
+    def initial_bond_history(self, pairs: dict, params: np.ndarray) -> np.ndarray:
+        h = np.zeros((len(pairs["overlap"]), self.history_size))
+        h[:, 0] = 1.0
+        return h
+
+
+def reference_law(geometry: dict, params, hist, dt, contact_reference):
+    """Plain NumPy twin of the combined law (bond plus ``contact_reference``, the contact model's twin)."""
+    from .springs import follow_frame_reference
+
+    g = {k: (np.asarray(v, dtype=float) if np.ndim(v) else float(v)) for k, v in geometry.items()}
+    p = np.asarray(params, dtype=float)
+    h = np.array(hist, dtype=float)
+    hb = h[:BOND_HISTORY].copy()
+    fc, mc, ec, dc, touching, hc = contact_reference(geometry, p[BOND_COLUMNS:], h[BOND_HISTORY:], dt)
+    force, couple, stored, viscous, released = np.zeros(3), np.zeros(3), 0.0, 0.0, 0.0
+    bonded = hb[0] > 0
+    if bonded:
+        n = g["normal"]
+        ri = g["radius_i"]
+        rj = g["radius_j"] if np.isfinite(g["radius_j"]) else ri
+        rb = p[LAMBDA] * min(ri, rj)
+        area = np.pi * rb**2
+        inertia = np.pi * rb**4 / 4
+        kn, ks, kb, kt = p[KN] * area, p[KS] * area, p[KN] * inertia, p[KS] * 2 * inertia
+
+        def tang(v):
+            return v - (v @ n) * n
+
+        f_n = hb[1] - kn * (g["rel_displacement"] @ n)
+        f_s = follow_frame_reference(hb[2:5], n) + ks * tang(g["rel_displacement"])
+        m_t = hb[5] + kt * (g["rel_rotation"] @ n)
+        m_b = follow_frame_reference(hb[6:9], n) + kb * tang(g["rel_rotation"])
+        energy = 0.5 * (f_n**2 / kn + f_s @ f_s / ks + m_t**2 / kt + m_b @ m_b / kb)
+        sigma = -f_n / area + np.linalg.norm(m_b) * rb / inertia
+        tau = np.linalg.norm(f_s) / area + abs(m_t) * rb / (2 * inertia)
+        if sigma >= p[SIGMA_C] or tau >= p[TAU_C]:
+            held = 0.5 * (hb[1] ** 2 / kn + hb[2:5] @ hb[2:5] / ks + hb[5] ** 2 / kt + hb[6:9] @ hb[6:9] / kb)
+            hb = np.zeros(BOND_HISTORY)
+            hb[0] = -1.0 if sigma >= p[SIGMA_C] else -2.0
+            released, bonded = 0.5 * (held + energy), False
+        else:
+            stored = energy
+            force = f_s - f_n * n
+            couple = m_b + m_t * n
+            if p[BETA] > 0:
+                m = g["mass"]
+                rot = 0.4 * m * min(ri, rj) ** 2
+                v, w = g["rel_velocity"], g["rel_angular_velocity"]
+                c = [2 * p[BETA] * np.sqrt(x) for x in (m * kn, m * ks, rot * kb, rot * kt)]
+                force = force + c[0] * (v @ n) * n + c[1] * tang(v)
+                couple = couple + c[3] * (w @ n) * n + c[2] * tang(w)
+                viscous = (c[0] * (v @ n) ** 2 + c[1] * tang(v) @ tang(v) + c[3] * (w @ n) ** 2
+                           + c[2] * tang(w) @ tang(w)) * dt
+            hb = np.concatenate([[hb[0], f_n], f_s, [m_t], m_b])
+    return (force + fc, couple + mc, stored + ec, (dc, viscous, released), bool(bonded or touching),
+            np.concatenate([hb, hc]))
