@@ -173,19 +173,24 @@ class VTKReporter(Reporter):
         Write the contact network (force chains), default True.
     walls : bool
         Write the walls as patches, default True.
+    bonds : bool
+        For a model with bonds (Ice, ParallelBond), write every bond made so far as a line between
+        the two sphere centres, with ``intact`` (1/0), ``created`` and ``broken`` times (s; -1 while
+        intact) and ``reason`` (the law's code; 0 while intact), default True.
     resume : bool
         Continue the series found in ``directory`` (after a restart from a checkpoint): frames
         up to the current time are kept and numbering continues.
     """
 
     def __init__(self, directory, *, interval: float | None = None, every: int | None = None,
-                 contacts: bool = True, walls: bool = True, resume: bool = False):
+                 contacts: bool = True, walls: bool = True, bonds: bool = True, resume: bool = False):
         super().__init__(interval=interval, every=every)
         self.directory = Path(directory)
         self.contacts = bool(contacts)
         self.walls = bool(walls)
+        self.bonds = bool(bonds)
         self.resume = bool(resume)
-        self.frames: dict[str, list] = {"particles": [], "contacts": [], "walls": []}
+        self.frames: dict[str, list] = {"particles": [], "contacts": [], "walls": [], "bonds": []}
         self._next_index = 0
 
     def attach(self, sim) -> None:
@@ -206,6 +211,8 @@ class VTKReporter(Reporter):
             self._write_contacts(sim, k)
         if self.walls and sim.model.n_walls:
             self._write_walls(sim, k)
+        if self.bonds and sim.contact_model.bond_field >= 0:
+            self._write_bonds(sim, k)
         for series, entries in self.frames.items():
             if entries:
                 write_pvd(self.directory / f"{series}.pvd", entries)
@@ -243,11 +250,27 @@ class VTKReporter(Reporter):
             "force_magnitude": np.linalg.norm(f, axis=1),
             "normal_force": -np.einsum("ij,ij->i", f, c["normal"]),
             "overlap": c["overlap"],
+            "elastic_energy": c["elastic_energy"],
+            "dissipated": c["dissipated"],
             "i": c["i"],
             "j": c["j"],
             "wall": c["wall"],
         })
         self.frames["contacts"].append((sim.time, name))
+
+    def _write_bonds(self, sim, k):
+        b = sim.bonds()
+        name = f"bonds_{k:06d}.vtp"
+        write_polydata(self.directory / name, sim.state.positions, lines=np.stack([b["i"], b["j"]], axis=1),
+                       cell_data={
+                           "intact": b["intact"].astype(np.uint8),
+                           "created": b["created"],
+                           "broken": np.where(b["intact"], -1.0, b["broken"]),
+                           "reason": b["reason"].astype(np.int32),
+                           "i": b["i"],
+                           "j": b["j"],
+                       })
+        self.frames["bonds"].append((sim.time, name))
 
     def _write_walls(self, sim, k):
         s, m = sim.state, sim.model

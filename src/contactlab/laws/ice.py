@@ -21,14 +21,18 @@ Bonds: a bond is made by :meth:`contactlab.Simulation.bond` in the senses ``bond
 the senses ``breakable``.  It breaks when, in a sense that is bonded and breakable, the trial force
 exceeds its limit (tension ``-f_n > F_nb``, ``|F_t| > F_tb``, ``|T_w| > T_wb``, ``|T_r| > T_rb``);
 then all senses become unbonded at once and never bond again by themselves.  The energy the springs
-lose in that step is booked as ``bond_breakage`` (the energy they held taken as the mean of its
-values at the start and the end of the step: the trapezoidal work that the integrator's kinetic
-energy sees for forces that drop).
+lose in that step is booked as ``bond_breakage``.
 
 Unbonded senses yield: with ``N = max(0, f_n)`` the limits are ``F_ty = N tan_phi``,
 ``T_wy = sqrt(A/pi) N tan_phi``, ``T_ry = sqrt(A/pi) N mu`` (zero in tension); a force or torque
-above its limit is scaled back to it (direction kept), dissipating the energy the spring loses,
-``(|F|^2 - F_y^2) / (2k)``.  An unbonded contact in tension (``delta < delta_rest``) ends.
+above its limit is scaled back to it (direction kept).  An unbonded contact in tension
+(``delta < delta_rest``) ends.
+
+Energy: each sense dissipates, per step, the work done on it minus the change of its stored energy
+``|F|^2 / (2k)``, the work taken as the trapezoid of its forces at the two ends of the step over
+the step's increment (what the integrator's kinetic energy sees; in steady sliding it is force
+times slip exactly).  It is booked as the sense's plastic work, or as ``bond_breakage`` in the step
+in which a bond breaks.
 
 History (``HISTORY_SIZE`` = 10): bond state (``BOND_FIELD``: ``bonded + 16 breakable`` bit masks
 while bonded, ``-reason`` once broken, 0 for a contact never bonded), ``delta_rest``, a flag that
@@ -80,12 +84,12 @@ def pair_constants(radius_i, radius_j, p):
 
 
 @jit
-def _limit(f, k, limit):
-    """Scale ``f`` (3-tuple) back to ``|f| <= limit``; returns (f, energy released)."""
+def _limit(f, limit):
+    """Scale ``f`` (3-tuple) back to ``|f| <= limit``, keeping its direction."""
     f2 = dot(f, f)
     if f2 <= limit * limit:
-        return f, 0.0
-    return scale(limit / math.sqrt(f2), f), 0.5 * (f2 - limit * limit) / k
+        return f
+    return scale(limit / math.sqrt(f2), f)
 
 
 @jit
@@ -113,21 +117,22 @@ def law(g, p, h, dt):
     n = g.normal
     bits = int(state) if bonded else 0
     f_n = kn * (delta - rest)
-    # trial forces: incremental springs on the exact increments, carried with the contact frame
-    f_t = follow_frame((h[3], h[4], h[5]), n)
     du = g.rel_displacement
-    s = dot(du, n)
-    f_t = (f_t[0] + kt * (du[0] - s * n[0]), f_t[1] + kt * (du[1] - s * n[1]), f_t[2] + kt * (du[2] - s * n[2]))
     dth = g.rel_rotation
-    s = dot(dth, n)
-    t_w = h[6] + kw * s
-    t_r = follow_frame((h[7], h[8], h[9]), n)
-    t_r = (t_r[0] + kr * (dth[0] - s * n[0]), t_r[1] + kr * (dth[1] - s * n[1]), t_r[2] + kr * (dth[2] - s * n[2]))
-    tw_vec = scale(t_w, n)
-    trial_energy = 0.5 * kn * (delta - rest) ** 2 + _energy(f_t, kt) + _energy(tw_vec, kw) + _energy(t_r, kr)
-    # what the springs held at the start of the step (the overlap then: delta + the gap's increment)
-    held = 0.5 * kn * (delta + dot(du, n) - rest) ** 2 + 0.5 * (h[3] * h[3] + h[4] * h[4] + h[5] * h[5]) / kt \
-        + (0.5 * h[6] * h[6] / kw if kw > 0.0 else 0.0) + _energy((h[7], h[8], h[9]), kr)
+    # old forces carried with the contact frame, the step's increments, trial forces (incremental springs)
+    ft_old = follow_frame((h[3], h[4], h[5]), n)
+    tr_old = follow_frame((h[7], h[8], h[9]), n)
+    tw_old = scale(h[6], n)
+    d_t = _tangential(du, n)
+    d_r = _tangential(dth, n)
+    d_w = scale(dot(dth, n), n)
+    f_t = (ft_old[0] + kt * d_t[0], ft_old[1] + kt * d_t[1], ft_old[2] + kt * d_t[2])
+    tw_vec = (tw_old[0] + kw * d_w[0], tw_old[1] + kw * d_w[1], tw_old[2] + kw * d_w[2])
+    t_r = (tr_old[0] + kr * d_r[0], tr_old[1] + kr * d_r[1], tr_old[2] + kr * d_r[2])
+    t_w = dot(tw_vec, n)
+    # the normal sense over the step: overlap then and now, its force then
+    d_n = -dot(du, n)
+    fn_old = kn * (delta - d_n - rest)
     # breakage: any sense that is bonded and breakable, over its limit, breaks them all
     reason = 0.0
     if bonded:
@@ -148,30 +153,54 @@ def law(g, p, h, dt):
             bits = 0
             state = -reason
     if not bonded and f_n < 0.0:
-        # an unbonded contact in tension ends; what its springs held is released
-        released = 0.5 * (held + trial_energy) if reason > 0.0 else 0.0
-        return z, z, 0.0, (0.0, 0.0, 0.0, released), False, zero_h if reason == 0.0 else (
-            state, 0.0, 0.0, 0.0, 0.0, 0.0, 0.0, 0.0, 0.0, 0.0)
+        # an unbonded contact in tension ends: every force drops to zero; what the springs held is
+        # released (bond breakage, or the sliding senses' plastic work)
+        l_t = _loss(ft_old, z, d_t, kt)
+        l_w = _loss(tw_old, z, d_w, kw)
+        l_r = _loss(tr_old, z, d_r, kr)
+        if reason > 0.0:
+            l_n = 0.5 * fn_old * fn_old / kn + 0.5 * fn_old * d_n
+            return z, z, 0.0, (0.0, 0.0, 0.0, l_n + l_t + l_w + l_r), False, (
+                state, 0.0, 0.0, 0.0, 0.0, 0.0, 0.0, 0.0, 0.0, 0.0)
+        return z, z, 0.0, (l_t, l_w, l_r, 0.0), False, zero_h
     # yield in the senses that are not bonded
-    w_t = w_w = w_r = 0.0
     bond_bits = bits & 15
     load = max(f_n, 0.0)
     lever = math.sqrt(area / math.pi)
     if not bond_bits & 2:
-        f_t, w_t = _limit(f_t, kt, load * p[TAN_PHI])
+        f_t = _limit(f_t, load * p[TAN_PHI])
     if not bond_bits & 4:
-        tw_vec, w_w = _limit(tw_vec, kw, lever * load * p[TAN_PHI])
+        tw_vec = _limit(tw_vec, lever * load * p[TAN_PHI])
     if not bond_bits & 8:
-        t_r, w_r = _limit(t_r, kr, lever * load * p[MU])
+        t_r = _limit(t_r, lever * load * p[MU])
+    # dissipation per sense: work done on it over the step (trapezoid of the forces at its two ends,
+    # the work the integrator's kinetic energy sees) minus the change of its stored energy
+    l_t = _loss(ft_old, f_t, d_t, kt)
+    l_w = _loss(tw_old, tw_vec, d_w, kw)
+    l_r = _loss(tr_old, t_r, d_r, kr)
     stored = 0.5 * kn * (delta - rest) ** 2 + _energy(f_t, kt) + _energy(tw_vec, kw) + _energy(t_r, kr)
     if reason > 0.0:
-        diss = (0.0, 0.0, 0.0, 0.5 * (held + trial_energy) - stored)
+        diss = (0.0, 0.0, 0.0, l_t + l_w + l_r)  # the normal sense stays elastic
     else:
-        diss = (w_t, w_w, w_r, 0.0)
+        diss = (l_t, l_w, l_r, 0.0)
     force = (f_t[0] - f_n * n[0], f_t[1] - f_n * n[1], f_t[2] - f_n * n[2])
     couple = (t_r[0] + tw_vec[0], t_r[1] + tw_vec[1], t_r[2] + tw_vec[2])
     h_new = (state, rest, 1.0, f_t[0], f_t[1], f_t[2], dot(tw_vec, n), t_r[0], t_r[1], t_r[2])
     return force, couple, stored, diss, True, h_new
+
+
+@jit
+def _tangential(a, n):
+    s = dot(a, n)
+    return (a[0] - s * n[0], a[1] - s * n[1], a[2] - s * n[2])
+
+
+@jit
+def _loss(f_old, f_new, increment, k):
+    """Energy a spring sense dissipates in a step: its stored energy at the start plus the work done
+    on it (trapezoid of the forces at the two ends over the increment) minus its stored energy now."""
+    work = 0.5 * (dot(f_old, increment) + dot(f_new, increment))
+    return _energy(f_old, k) + work - _energy(f_new, k)
 
 
 def parse_senses(name: str, value) -> int:
@@ -355,24 +384,25 @@ def reference_law(geometry: dict, params, hist, dt):
     def tang(v):
         return v - (v @ n) * n
 
-    f_n = kn * (delta - rest)
-    f_t = follow_frame_reference(h[3:6], n) + kt * tang(g["rel_displacement"])
-    t_w = (h[6] + kw * (g["rel_rotation"] @ n)) * n
-    t_r = follow_frame_reference(h[7:10], n) + kr * tang(g["rel_rotation"])
-
     def energy(f, k):
         return 0.5 * f @ f / k if k > 0 else 0.0
 
-    trial = 0.5 * kn * (delta - rest) ** 2 + energy(f_t, kt) + energy(t_w, kw) + energy(t_r, kr)
-    held = (0.5 * kn * (delta + g["rel_displacement"] @ n - rest) ** 2 + energy(h[3:6], kt)
-            + energy(np.array([h[6], 0.0, 0.0]), kw) + energy(h[7:10], kr))
-    trial = 0.5 * (held + trial) if bonded else trial  # what a breaking bond releases (trapezoid)
+    def loss(f_old, f_new, inc, k):
+        return energy(f_old, k) + 0.5 * (f_old + f_new) @ inc - energy(f_new, k)
+
+    f_n = kn * (delta - rest)
+    old = [follow_frame_reference(h[3:6], n), h[6] * n, follow_frame_reference(h[7:10], n)]
+    inc = [tang(g["rel_displacement"]), (g["rel_rotation"] @ n) * n, tang(g["rel_rotation"])]
+    stiff = [kt, kw, kr]
+    new = [old[q] + stiff[q] * inc[q] for q in range(3)]
+    d_n = -(g["rel_displacement"] @ n)
+    fn_old = kn * (delta - d_n - rest)
     bits = int(h[0]) if bonded else 0
     state = h[0]
     reason = 0
     if bonded:
         both = bits & (bits >> 4)
-        loads = {1: -f_n, 2: np.linalg.norm(f_t), 4: np.linalg.norm(t_w), 8: np.linalg.norm(t_r)}
+        loads = {1: -f_n, 2: np.linalg.norm(new[0]), 4: np.linalg.norm(new[1]), 8: np.linalg.norm(new[2])}
         for code, bit in enumerate((1, 2, 4, 8), start=1):
             if both & bit and loads[bit] > limits_b[bit]:
                 reason = code
@@ -382,21 +412,23 @@ def reference_law(geometry: dict, params, hist, dt):
         if reason:
             bonded, bits, state = False, 0, -float(reason)
     if not bonded and f_n < 0:
+        losses = [loss(old[q], zero, inc[q], stiff[q]) for q in range(3)]
         h_new = np.zeros(HISTORY_SIZE)
-        h_new[0] = state if reason else 0.0
-        return zero, zero, 0.0, (0.0, 0.0, 0.0, trial if reason else 0.0), False, h_new
+        if reason:
+            h_new[0] = state
+            released = 0.5 * fn_old**2 / kn + 0.5 * fn_old * d_n + sum(losses)
+            return zero, zero, 0.0, (0.0, 0.0, 0.0, released), False, h_new
+        return zero, zero, 0.0, (losses[0], losses[1], losses[2], 0.0), False, h_new
     load = max(f_n, 0.0)
     lever = np.sqrt(area / np.pi)
-    works = []
-    for vec, k, lim, bit in ((f_t, kt, load * p[TAN_PHI], 2), (t_w, kw, lever * load * p[TAN_PHI], 4),
-                             (t_r, kr, lever * load * p[MU], 8)):
-        size = np.linalg.norm(vec)
-        if not bits & bit and size > lim:
-            works.append(0.5 * (size**2 - lim**2) / k)
-            vec *= lim / size
-        else:
-            works.append(0.0)
-    stored = 0.5 * kn * (delta - rest) ** 2 + energy(f_t, kt) + energy(t_w, kw) + energy(t_r, kr)
-    diss = (0.0, 0.0, 0.0, trial - stored) if reason else (works[0], works[1], works[2], 0.0)
+    limits_y = [load * p[TAN_PHI], lever * load * p[TAN_PHI], lever * load * p[MU]]
+    for q, bit in enumerate((2, 4, 8)):
+        size = np.linalg.norm(new[q])
+        if not bits & bit and size > limits_y[q]:
+            new[q] = new[q] * (limits_y[q] / size)
+    losses = [loss(old[q], new[q], inc[q], stiff[q]) for q in range(3)]
+    f_t, t_w, t_r = new
+    stored = 0.5 * kn * (delta - rest) ** 2 + sum(energy(new[q], stiff[q]) for q in range(3))
+    diss = (0.0, 0.0, 0.0, sum(losses)) if reason else (losses[0], losses[1], losses[2], 0.0)
     h_new = np.concatenate([[state, rest, 1.0], f_t, [t_w @ n], t_r])
     return f_t - f_n * n, t_r + t_w, stored, diss, True, h_new
