@@ -16,7 +16,8 @@ ROOT = Path(__file__).resolve().parent.parent
 
 @pytest.mark.parametrize("module", ["contactlab.materials", "contactlab.scene.scene", "contactlab.simulation",
                                     "contactlab.laws.hertz_mindlin", "contactlab.laws.linear_spring_dashpot",
-                                    "contactlab.laws.sphere_sphere_contact"])
+                                    "contactlab.laws.sphere_sphere_contact", "contactlab.laws.luding",
+                                    "contactlab.laws.ice", "contactlab.laws.parallel_bond"])
 def test_docstring_examples(module):
     result = doctest.testmod(importlib.import_module(module), optionflags=doctest.ELLIPSIS)
     assert result.failed == 0 and result.attempted > 0
@@ -58,3 +59,32 @@ def test_sphere_sphere_contact_example():
     np.testing.assert_allclose(m2, 0.7, rtol=0.01)
     np.testing.assert_allclose(m0, np.sqrt(0.5), rtol=0.005)
     assert cradle[-1] > 0.49 and np.all(np.abs(cradle[:-1]) < 0.01)
+
+
+def test_cohesive_powder_example(tmp_path):
+    """Luding example, smaller: the piston pushes, then adhesion holds it back and spheres cling to
+    it; plasticity and adhesion dissipate; the energy balance closes; ParaView files are written."""
+    ns = runpy.run_path(str(ROOT / "examples" / "cohesive_powder.py"))
+    r = ns["cohesive_powder"](per_side=4, layers=5, output=tmp_path / "out")
+    e = r["energy"]
+    assert r["peak_push"] > 0 and r["peak_pull"] > 0 and r["stuck"] > 0
+    assert e["dissipated_plastic_normal"] > 0 and e["dissipated_viscous_normal"] > 0
+    assert abs(e["balance_error"]) < 0.01 * e["dissipated"]
+    assert (tmp_path / "out" / "particles.pvd").exists() and (tmp_path / "out" / "contacts.pvd").exists()
+
+
+def test_ice_sheet_example(tmp_path):
+    """Ice example, smaller: the ball breaks bonds around the impact, the log says why, the
+    energy balance closes and the bonds series is written for ParaView."""
+    ns = runpy.run_path(str(ROOT / "examples" / "ice_sheet.py"))
+    sim = ns["ice_sheet"](n=11, duration=4e-3, output=tmp_path / "out")
+    b = sim.bonds()
+    assert 0 < (~b["intact"]).sum() < len(b["i"])
+    assert set(b["why"][~b["intact"]]) <= {"tension", "shear", "twisting", "bending"}
+    e = sim.energy()
+    assert e["dissipated_bond_breakage"] > 0
+    assert abs(e["balance_error"]) < 0.01 * e["dissipated"]
+    assert sim.velocities[sim.ball, 2] > -3.0          # the ball lost speed in the sheet
+    pvd = (tmp_path / "out" / "bonds.pvd").read_text()
+    assert pvd.count("<DataSet") > 5
+    assert (tmp_path / "out" / "bonds.csv").read_text().count("\n") == len(b["i"]) + 1

@@ -224,3 +224,39 @@ def test_no_rebonding_on_contact_and_the_bond_log(tmp_path):
     scene.add_sphere(position=(0, 0, 0), radius=R, material=ICE)
     with pytest.raises(cl.InputError, match="has no bonds"):
         cl.Simulation(scene, model=cl.models.HertzMindlin(restitution=0.5, friction=0.5), dt=1e-6).bond()
+
+
+def test_scene_file_with_bonds_and_vector_parameters(tmp_path):
+    from contactlab.io.scenefile import load_scene_file
+
+    path = tmp_path / "chain.toml"
+    path.write_text("""
+[simulation]
+gravity = [0.0, 0.0, 0.0]
+local_damping = 0.2
+[materials.ice]
+density = 900.0
+young = 1e7
+poisson = 0.3
+[model]
+type = "Ice"
+break_n = 1e-3
+beta = [0.3, 0.2, 0.1]
+bonded = "nt"
+per_material = { ice = { tan_phi = 0.3 } }
+[[spheres]]
+positions = [[0.0, 0.0, 0.0], [0.002, 0.0, 0.0], [0.004, 0.0, 0.0]]
+radii = [0.001, 0.001, 0.001]
+material = "ice"
+[bonds]
+max_gap = 1e-6
+""")
+    spec = load_scene_file(path)
+    sim = spec.build_simulation()
+    assert sim.local_damping == 0.2 and spec.model.beta == (0.3, 0.2, 0.1) and spec.model.bonded == 3.0
+    assert len(sim.bonds()["i"]) == 2 and sim.bonds()["intact"].all()
+    bad = path.read_text().replace('type = "Ice"', 'type = "HertzMindlin"\nrestitution = 0.5\nfriction = 0.5').replace(
+        'break_n = 1e-3\nbeta = [0.3, 0.2, 0.1]\nbonded = "nt"\nper_material = { ice = { tan_phi = 0.3 } }\n', "")
+    path.write_text(bad)
+    with pytest.raises(cl.SceneFileError, match=r"\[bonds\].*no bonds"):
+        load_scene_file(path)

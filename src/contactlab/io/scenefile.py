@@ -7,7 +7,7 @@ TOML                    Python
 =====================  ==========================================================
 ``[simulation]``        ``Scene(gravity=...)``, ``Simulation(dt=..., skin=...,
                         max_overlap=..., initial_overlap_tolerance=...,
-                        threads=...)`` and ``sim.run(duration=...)``
+                        threads=..., local_damping=...)`` and ``sim.run(duration=...)``
 ``[materials.NAME]``    ``Material(density=..., young=..., poisson=..., name=NAME)``
 ``[model]``             ``cl.models.<type>(**parameters)``
 ``[[sphere]]``          ``scene.add_sphere(position=..., radius=..., material=NAME, ...)``
@@ -16,6 +16,8 @@ TOML                    Python
                         ``x,y,z,r`` and optionally ``vx,vy,vz``)
 ``[[fill_box]]``        ``scene.fill_box(lower=..., upper=..., radius=..., material=NAME, ...)``
 ``[[wall]]``            ``scene.add_wall(point=..., normal=..., material=NAME, ...)``
+``[bonds]``             ``sim.bond(max_gap=...)`` right after the simulation is built
+                        (models with bonds: Ice, ParallelBond)
 ``[output]``            reporters: VTK, CSV energy series, checkpoints
 =====================  ==========================================================
 
@@ -41,7 +43,9 @@ from ..scene import Scene
 
 __all__ = ["SceneSpec", "load_scene_file", "default_scene_path", "OUTPUT_DEFAULTS"]
 
-_SIMULATION_KEYS = {"gravity", "dt", "duration", "threads", "skin", "max_overlap", "initial_overlap_tolerance"}
+_SIMULATION_KEYS = {"gravity", "dt", "duration", "threads", "skin", "max_overlap", "initial_overlap_tolerance",
+                    "local_damping"}
+_BOND_KEYS = {"max_gap"}
 _MATERIAL_KEYS = {"density", "young", "poisson"}
 _SPHERE_KEYS = {"position", "radius", "material", "velocity", "angular_velocity", "fixed"}
 _SPHERES_KEYS = {"positions", "radii", "material", "velocities", "angular_velocities", "fixed", "file"}
@@ -50,7 +54,7 @@ _FILL_KEYS = {"lower", "upper", "radius", "material", "spacing", "radius_spread"
 _WALL_KEYS = {"point", "normal", "material", "velocity"}
 _OUTPUT_KEYS = {"directory", "vtk_interval", "vtk_contacts", "vtk_walls", "csv_interval", "checkpoint_interval",
                 "progress"}
-_TOP_KEYS = {"simulation", "materials", "model", "sphere", "spheres", "fill_box", "wall", "output"}
+_TOP_KEYS = {"simulation", "materials", "model", "sphere", "spheres", "fill_box", "wall", "bonds", "output"}
 
 OUTPUT_DEFAULTS = {"directory": "contactlab-out", "vtk_interval": None, "vtk_contacts": True, "vtk_walls": True,
                    "csv_interval": None, "checkpoint_interval": None, "progress": True}
@@ -66,12 +70,19 @@ class SceneSpec:
     simulation: dict = field(default_factory=dict)   # keyword arguments of Simulation
     duration: float | None = None                     # s
     output: dict = field(default_factory=lambda: dict(OUTPUT_DEFAULTS))
+    bonds: dict | None = None                         # keyword arguments of sim.bond, or None
 
     def build_simulation(self):
         """The :class:`~contactlab.Simulation` described by the file (no reporters attached)."""
         from ..simulation import Simulation
 
-        return Simulation(self.scene, self.model, **self.simulation)
+        sim = Simulation(self.scene, self.model, **self.simulation)
+        if self.bonds is not None:
+            try:
+                sim.bond(**self.bonds)
+            except InputError as exc:
+                raise SceneFileError(f"{self.path}: [bonds] {exc}") from None
+        return sim
 
 
 def default_scene_path() -> Path:
@@ -184,8 +195,8 @@ def load_scene_file(path) -> SceneSpec:
     if kind not in MODELS:
         ctx.fail("model", f"unknown type {kind!r}; known: {', '.join(sorted(MODELS))}")
     cls = MODELS[kind]
-    ctx.check_keys("model", model_table, {p.name for p in cls.parameters},
-                   {p.name for p in cls.parameters if p.default is None})
+    ctx.check_keys("model", model_table, {p.name for p in cls.parameters} | set(cls.construction_keys),
+                   {p.name for p in cls.parameters if p.default is None} | set(cls.required_construction_keys))
     model = ctx.call("model", cls, **model_table)
 
     sim_kwargs = {}
@@ -194,7 +205,7 @@ def load_scene_file(path) -> SceneSpec:
         if isinstance(dt, bool) or not isinstance(dt, (int, float)):
             ctx.fail("simulation", f"dt must be a number of seconds or \"auto\", got {dt!r}")
         sim_kwargs["dt"] = float(dt)
-    for key in ("threads", "skin", "max_overlap", "initial_overlap_tolerance"):
+    for key in ("threads", "skin", "max_overlap", "initial_overlap_tolerance", "local_damping"):
         if key in sim_table:
             sim_kwargs[key] = sim_table[key]
     duration = sim_table.get("duration")
@@ -215,8 +226,14 @@ def load_scene_file(path) -> SceneSpec:
             ctx.fail("output", f"{key} must be true or false, got {output[key]!r}")
     if not isinstance(output["directory"], str):
         ctx.fail("output", f"directory must be a string, got {output['directory']!r}")
+    bonds = None
+    if "bonds" in doc:
+        ctx.check_keys("bonds", doc["bonds"], _BOND_KEYS)
+        if model.bond_field < 0:
+            ctx.fail("bonds", f"the model {model.name} has no bonds; models with bonds: Ice, ParallelBond")
+        bonds = dict(doc["bonds"])
     return SceneSpec(path=path, scene=scene, model=model, simulation=sim_kwargs,
-                     duration=None if duration is None else float(duration), output=output)
+                     duration=None if duration is None else float(duration), output=output, bonds=bonds)
 
 
 def _as_list(ctx: _Ctx, doc: dict, key: str) -> list:

@@ -142,6 +142,9 @@ class ContactModel:
     #: parameters that may also be given per material, with the rule that mixes two materials'
     #: values into the pair's: ``"mean"`` (average) or ``"min"`` (minimum)
     mixing: ClassVar[dict[str, str]] = {}
+    #: constructor keywords besides the parameters (scene files accept them), and the required ones
+    construction_keys: ClassVar[tuple[str, ...]] = ()
+    required_construction_keys: ClassVar[tuple[str, ...]] = ()
 
     def __init__(self, per_material: dict | None = None, **kwargs):
         self._per_material = self._check_per_material(per_material)

@@ -272,6 +272,7 @@ class Ice(ContactModel):
     )
     mixing = {"kt_div_kn": "mean", "alpha_w": "mean", "alpha_r": "mean", "break_n": "mean", "beta_t": "mean",
               "beta_w": "mean", "beta_r": "mean", "tan_phi": "min", "mu": "mean"}
+    construction_keys = ("alpha", "beta", "per_material")
     history_fields = (
         HistoryField("bond_state", 1, "-", "bonded + 16 breakable while bonded, -reason once broken, 0 never"),
         HistoryField("rest_overlap", 1, "m", "overlap at which the normal force is zero"),

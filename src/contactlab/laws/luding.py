@@ -30,9 +30,10 @@ stiffnesses are the spec's ``k_r = k2_hat kr_div_kn a12`` and ``k_w = k2_hat kw_
 coefficients: ``visc_n``, ``visc_t`` (N s/m), ``visc_r``, ``visc_w`` (N m s/rad).
 
 Energy.  Dissipation is booked per sense (:data:`DISSIPATION_TERMS`): viscous work every step
-(``visc v^2 dt`` in the normal sense and while a sense sticks), plastic work of a slip
-(``(|f_trial| + f_dyn)(|f_trial| - f_dyn) / (2k)``), and the plastic normal work when the contact
-breaks, ``W_np = (k_n1 delta_max + k_nc delta_min) delta_0 / 2`` with
+(``visc v^2 dt``), plastic work of a slip (the work done on the spring minus the change of its
+energy: force times slip in steady sliding; see :func:`~contactlab.laws.springs.coulomb_slider`
+for how it relates to the spec's ``(|f_trial| + f_dyn)(|f_trial| - f_dyn) / (2k)``), and the
+plastic normal work when the contact breaks, ``W_np = (k_n1 delta_max + k_nc delta_min) delta_0 / 2`` with
 ``delta_min = delta_0 k_n2 / (k_n2 + k_nc)`` (the area of the load-unload-adhesion loop; the spec
 writes it without the factor 1/2, which counts the loop twice).  Until then the normal sense
 holds the work done on it, ``k_n1 delta_max^2 / 2 - int_delta^delta_max f_el``: the recoverable
@@ -242,6 +243,7 @@ class Luding(ContactModel):
     mixing = {"kt_div_kn": "mean", "kr_div_kn": "mean", "kw_div_kn": "mean", "k1_div_kn": "mean",
               "delta_lim_rel": "mean", "ka_div_kn": "mean", "tan_phi": "min", "stat_r": "min", "stat_w": "min",
               "dyn_div_stat": "min", "visc_n": "min", "visc_t": "min", "visc_r": "min", "visc_w": "min"}
+    construction_keys = ("per_material",)
     history_fields = (
         HistoryField("delta_max", 1, "m", "largest overlap of the contact so far"),
         HistoryField("tangential_displacement", 3, "m", "elastic tangential displacement xi_t"),

@@ -152,6 +152,8 @@ class ParallelBond(ContactModel):
         Parameter("radius_multiplier", "-", "bond radius / smaller sphere radius", 1.0, 0.0, low_inclusive=False),
         Parameter("damping", "-", "bond damping, fraction of critical", 0.0, 0.0),
     )
+    construction_keys = ("contact",)
+    required_construction_keys = ("contact",)
     _BOND_FIELDS = (
         HistoryField("bond_state", 1, "-", "1 bonded, -reason once broken, 0 never bonded"),
         HistoryField("bond_normal_force", 1, "N", "bond normal force (> 0 compressive)"),

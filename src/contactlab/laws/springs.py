@@ -189,40 +189,52 @@ def coulomb_slider(xi, increment, rate, dt, k, gamma, limit, dynamic_ratio):
     ``dynamic_ratio`` the dynamic/static ratio phi_d.
 
     Trial ``f = k xi + gamma rate`` with ``xi`` advanced by the increment (the force on ``i``).  If
-    ``|f| <= limit`` the contact sticks and dissipates ``gamma |rate|^2 dt``; otherwise it slips:
-    ``f`` is scaled to ``phi_d limit``, the spring keeps the part the dashpot does not carry,
-    ``xi = (f - gamma rate) / k``, and the plastic work is
-    ``(|f_trial| + phi_d limit)(|f_trial| - phi_d limit) / (2 k)`` (the energy the slip releases
-    from the spring; force times slip in steady sliding).
+    ``|f| <= limit`` the contact sticks; otherwise it slips: ``f`` is scaled to ``phi_d limit`` and
+    the spring keeps the part the dashpot does not carry, ``xi = (f - gamma rate) / k``.
+
+    Work: the dashpot dissipates ``gamma |rate|^2 dt``; the slip dissipates the work done on the
+    spring over the step (trapezoid of its forces ``k xi`` at the two ends over the increment, the
+    work the integrator's kinetic energy sees) minus the change of its stored energy
+    ``k |xi|^2 / 2``: zero while sticking, force times slip in steady sliding.  (The spec's
+    ``(|f_trial| + phi_d limit)(|f_trial| - phi_d limit) / (2k)`` agrees to first order in the
+    increment but books an extra ``k |increment|^2 / 2`` per sliding step, energy that was never
+    stored: with a zero limit it would dissipate energy while no force acts.)
 
     Returns ``(f, xi_new, stored, viscous_work, plastic_work)`` (stored = ``k |xi_new|^2 / 2``, J).
     """
+    xi_old = xi
     xi = axpy(1.0, increment, xi)
     f = axpy(k, xi, scale(gamma, rate))
+    viscous = gamma * dot(rate, rate) * dt
     f2 = dot(f, f)
     if f2 <= limit * limit:
-        return f, xi, 0.5 * k * dot(xi, xi), gamma * dot(rate, rate) * dt, 0.0
-    trial = math.sqrt(f2)
+        return f, xi, 0.5 * k * dot(xi, xi), viscous, 0.0
     slide = max(limit * dynamic_ratio, 0.0)
-    f = scale(slide / trial, f)
+    f = scale(slide / math.sqrt(f2), f)
     xi = scale(1.0 / k, axpy(-gamma, rate, f))
-    return f, xi, 0.5 * k * dot(xi, xi), 0.0, 0.5 * (trial + slide) * (trial - slide) / k
+    stored = 0.5 * k * dot(xi, xi)
+    plastic = 0.5 * k * dot(xi_old, xi_old) + 0.5 * k * dot(axpy(1.0, xi, xi_old), increment) - stored
+    return f, xi, stored, viscous, plastic
 
 
 def coulomb_slider_reference(xi, increment, rate, dt, k, gamma, limit, dynamic_ratio):
     """Plain NumPy twin of :func:`coulomb_slider`."""
     import numpy as np
 
-    xi = np.asarray(xi, dtype=float) + np.asarray(increment, dtype=float)
+    xi_old = np.asarray(xi, dtype=float)
+    increment = np.asarray(increment, dtype=float)
+    xi = xi_old + increment
     rate = np.asarray(rate, dtype=float)
     f = k * xi + gamma * rate
+    viscous = gamma * rate @ rate * dt
     size = np.linalg.norm(f)
     if size <= limit:
-        return f, xi, 0.5 * k * xi @ xi, gamma * rate @ rate * dt, 0.0
+        return f, xi, 0.5 * k * xi @ xi, viscous, 0.0
     slide = max(limit * dynamic_ratio, 0.0)
     f = f / size * slide
     xi = (f - gamma * rate) / k
-    return f, xi, 0.5 * k * xi @ xi, 0.0, 0.5 * (size * size - slide * slide) / k
+    stored = 0.5 * k * xi @ xi
+    return f, xi, stored, viscous, 0.5 * k * xi_old @ xi_old + 0.5 * k * (xi_old + xi) @ increment - stored
 
 
 def follow_frame_reference(xi, normal):
