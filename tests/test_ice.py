@@ -149,13 +149,13 @@ def test_shear_twist_and_bend_break_at_their_limits_then_yield(sense, reason):
     rec = sim.record("force", "torque_i", "normal_force", "normal", "overlap", contact=(a, b))
     if sense == "shear":
         sim.set_velocity(a, (2e-3, 0, 0))
-        limit, k, which = lim["F_tb"], lim["k_t"], "force"
+        limit, k = lim["F_tb"], lim["k_t"]
     elif sense == "twist":
         sim.set_velocity(a, (0, 0, 0), angular_velocity=(0, 0, 2.0))
-        limit, k, which = lim["T_wb"], lim["k_w"], "torque"
+        limit, k = lim["T_wb"], lim["k_w"]
     else:
         sim.set_velocity(a, (0, 0, 0), angular_velocity=(2.0, 0, 0))
-        limit, k, which = lim["T_rb"], lim["k_r"], "torque"
+        limit, k = lim["T_rb"], lim["k_r"]
     start = sim.time
     sim.run(duration=2.0 * limit / (k * (2e-3 if sense == "shear" else 2.0)))
     bonds = sim.bonds()
@@ -206,7 +206,8 @@ def test_no_rebonding_on_contact_and_the_bond_log(tmp_path):
     assert len(sim.bonds()["i"]) == 1
     path = sim.export_bonds(tmp_path / "bonds.csv")
     lines = path.read_text().splitlines()
-    assert lines[0].startswith("i,j,created_s") and lines[1].endswith("tension")
+    assert lines[0].startswith("i,j,bonded_in,created_s") and lines[1].endswith("tension")
+    assert lines[1].split(",")[2] == "ntwr"
     # checkpoints keep the log
     sim.save_checkpoint(tmp_path / "c.npz")
     again = cl.Simulation.load_checkpoint(tmp_path / "c.npz")
@@ -255,6 +256,7 @@ max_gap = 1e-6
     sim = spec.build_simulation()
     assert sim.local_damping == 0.2 and spec.model.beta == (0.3, 0.2, 0.1) and spec.model.bonded == 3.0
     assert len(sim.bonds()["i"]) == 2 and sim.bonds()["intact"].all()
+    assert list(sim.bonds()["bonded_in"]) == ["nt", "nt"]
     bad = path.read_text().replace('type = "Ice"', 'type = "HertzMindlin"\nrestitution = 0.5\nfriction = 0.5').replace(
         'break_n = 1e-3\nbeta = [0.3, 0.2, 0.1]\nbonded = "nt"\nper_material = { ice = { tan_phi = 0.3 } }\n', "")
     path.write_text(bad)

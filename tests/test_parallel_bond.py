@@ -80,6 +80,8 @@ def test_cantilever_matches_euler_bernoulli():
     assert -sim.positions[mid, 2] == pytest.approx(expected_mid, rel=0.03)
     assert np.all(sim.bonds()["intact"])
     assert abs(np.linalg.norm(sim.velocities, axis=1)).max() < 1e-6
+    e = sim.energy()   # what local damping took = the work of gravity minus what the bonds store
+    assert abs(e["balance_error"]) < 0.01 * e["dissipated"]
 
 
 def test_bonded_cube_fails_in_tension_at_the_bond_strength():

@@ -21,12 +21,13 @@ class BondLog:
     """Every bond made in a run: pair ``(i, j)`` (``i < j``), when it was made and when and why it broke.
 
     Arrays (one row per bond, in the order the bonds were made): ``i``, ``j`` (sphere indices),
+    ``senses`` (bit mask of the bonded senses: 1 normal, 2 shear, 4 twisting, 8 rolling),
     ``created`` (s), ``created_step``, ``broken`` (s, NaN while intact), ``broken_step`` (-1 while
     intact), ``reason`` (int code of the law, 0 while intact).
     """
 
-    _FIELDS = (("i", np.int64), ("j", np.int64), ("created", float), ("created_step", np.int64),
-               ("broken", float), ("broken_step", np.int64), ("reason", np.int64))
+    _FIELDS = (("i", np.int64), ("j", np.int64), ("senses", np.int64), ("created", float),
+               ("created_step", np.int64), ("broken", float), ("broken_step", np.int64), ("reason", np.int64))
 
     def __init__(self, arrays: dict | None = None):
         self.data = {name: np.zeros(0, dtype=dt) for name, dt in self._FIELDS}
@@ -40,12 +41,12 @@ class BondLog:
     def intact_mask(self) -> np.ndarray:
         return self.data["broken_step"] < 0
 
-    def made(self, i, j, time: float, step: int) -> None:
-        """Add bonds ``(i[k], j[k])`` made at ``time`` (a pair whose bond is intact is not added twice)."""
+    def made(self, i, j, time: float, step: int, senses: int = 15) -> None:
+        """Add bonds ``(i[k], j[k])`` made at ``time`` in the ``senses`` (bit mask)."""
         i = np.asarray(i, dtype=np.int64)
         j = np.asarray(j, dtype=np.int64)
         n = len(i)
-        new = {"i": i, "j": j, "created": np.full(n, float(time)), "created_step": np.full(n, int(step)),
+        new = {"i": i, "j": j, "senses": np.full(n, int(senses)), "created": np.full(n, float(time)), "created_step": np.full(n, int(step)),
                "broken": np.full(n, np.nan), "broken_step": np.full(n, -1), "reason": np.zeros(n)}
         for name, dt in self._FIELDS:
             self.data[name] = np.concatenate([self.data[name], np.asarray(new[name], dtype=dt)])
@@ -63,9 +64,12 @@ class BondLog:
                 d["reason"][r] = int(c)
 
     def table(self, reasons: dict[int, str]) -> dict[str, np.ndarray]:
-        """Copies of the arrays plus ``intact`` (bool) and ``why`` (text of the reason, '' while intact)."""
+        """Copies of the arrays plus ``intact`` (bool), ``why`` (text of the reason, '' while intact)
+        and ``bonded_in`` (the senses as letters of ``"ntwr"``)."""
         out = {name: v.copy() for name, v in self.data.items()}
         out["intact"] = self.intact_mask()
+        out["bonded_in"] = np.array(["".join(c for b, c in zip((1, 2, 4, 8), "ntwr") if m & b)
+                                     for m in self.data["senses"]], dtype=object)
         out["why"] = np.array([reasons.get(int(c), f"code {int(c)}") if c else "" for c in self.data["reason"]],
                               dtype=object)
         return out
@@ -76,9 +80,11 @@ class BondLog:
         t = self.table(reasons)
         with open(path, "w", newline="") as f:
             w = csv.writer(f)
-            w.writerow(["i", "j", "created_s", "created_step", "intact", "broken_s", "broken_step", "reason"])
+            w.writerow(["i", "j", "bonded_in", "created_s", "created_step", "intact", "broken_s", "broken_step",
+                        "reason"])
             for r in range(len(self)):
-                w.writerow([int(t["i"][r]), int(t["j"][r]), repr(float(t["created"][r])), int(t["created_step"][r]),
+                w.writerow([int(t["i"][r]), int(t["j"][r]), t["bonded_in"][r], repr(float(t["created"][r])),
+                            int(t["created_step"][r]),
                             int(t["intact"][r]), "" if t["intact"][r] else repr(float(t["broken"][r])),
                             int(t["broken_step"][r]), t["why"][r]])
         return path

@@ -3,6 +3,7 @@ from __future__ import annotations
 
 import math
 import time as _time
+from pathlib import Path
 from typing import Iterable
 
 import numba
@@ -431,20 +432,21 @@ class Simulation:
         h = cm.initial_bond_history(info, params)
         t.hist[rows, : cm.history_size] = h
         t.hist[rows, cm.history_size:] = 0.0
-        self._bond_log.made(i, j, s.time, s.step)
+        self._bond_log.made(i, j, s.time, s.step, cm.bonded_senses)
         self._refresh_forces()
         return int(len(i))
 
     def bonds(self) -> dict[str, np.ndarray]:
         """Every bond made so far, one row each (arrays).
 
-        ``i``, ``j`` (spheres), ``intact`` (bool), ``created`` (s) and ``created_step``,
+        ``i``, ``j`` (spheres), ``bonded_in`` (the senses, letters of ``"ntwr"``; ``senses`` as a
+        bit mask), ``intact`` (bool), ``created`` (s) and ``created_step``,
         ``broken`` (s, NaN while intact) and ``broken_step`` (-1), ``reason`` (the law's code, 0
         while intact) and ``why`` (its name, e.g. ``"tension"``).
         """
         return self._bond_log.table(self.contact_model.bond_reasons)
 
-    def export_bonds(self, path) -> "Path":
+    def export_bonds(self, path) -> Path:
         """Write :meth:`bonds` to a CSV file (one row per bond); returns the path."""
         return self._bond_log.write_csv(path, self.contact_model.bond_reasons)
 

@@ -264,6 +264,7 @@ class VTKReporter(Reporter):
         write_polydata(self.directory / name, sim.state.positions, lines=np.stack([b["i"], b["j"]], axis=1),
                        cell_data={
                            "intact": b["intact"].astype(np.uint8),
+                           "senses": b["senses"].astype(np.int32),
                            "created": b["created"],
                            "broken": np.where(b["intact"], -1.0, b["broken"]),
                            "reason": b["reason"].astype(np.int32),

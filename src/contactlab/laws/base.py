@@ -261,6 +261,11 @@ class ContactModel:
         """Why a bond broke, by the code the law leaves in the bond state (``-code``)."""
         return dict(getattr(self.law, "BOND_REASONS", {}))
 
+    @property
+    def bonded_senses(self) -> int:
+        """Bit mask of the senses a new bond holds (1 normal, 2 shear, 4 twisting, 8 rolling)."""
+        return 15
+
     def initial_bond_history(self, pairs: dict, params: np.ndarray) -> np.ndarray:
         """History rows (K, H) of K new bonds, for models with bonds.
 

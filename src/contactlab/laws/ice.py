@@ -345,6 +345,10 @@ class Ice(ContactModel):
             dt = min(dt, verlet_limit(math.sqrt(k / case.rotational_inertia), 0.0))
         return dt
 
+    @property
+    def bonded_senses(self) -> int:
+        return int(self.bonded)
+
     def initial_bond_history(self, pairs: dict, params: np.ndarray) -> np.ndarray:
         bonded, breakable = int(self.bonded), int(self.breakable)
         if bonded == 0:

@@ -35,7 +35,7 @@ import numpy as np
 
 from .._jit import jit
 from ..errors import InputError
-from ..vec import dot, scale
+from ..vec import dot
 from .base import ContactModel, HistoryField, PairCase, Parameter, verlet_limit
 from .hertz_mindlin import HertzMindlin
 from .linear_spring_dashpot import LinearSpringDashpot
