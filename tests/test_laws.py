@@ -57,19 +57,24 @@ def _as_record(g):
     return ContactGeometry(*vals)
 
 
-def _twin_steps(call, ref, params, history_size, rng, steps=400, dt=1e-5):
-    """Drive a compiled law and its NumPy twin through the same random geometries, asserting equal
-    outputs at every step; yields ``(geometry, force, active, history)``."""
-    h_fast = (0.0,) * history_size
-    h_ref = np.zeros(history_size)
-    for g in _random_geometries(rng, steps):
+def _twin_steps(call, ref, params, history_size, rng, steps=400, dt=1e-5, history=None, geometries=None,
+                increments=1.0):
+    """Drive a compiled law and its NumPy twin through the same random geometries (or the given
+    ``geometries``), from a zero history (or ``history``), with the displacement and rotation
+    increments scaled by ``increments``, asserting equal outputs at every step; yields
+    ``(geometry, force, active, history)``."""
+    h_fast = tuple(float(x) for x in history) if history is not None else (0.0,) * history_size
+    h_ref = np.array(h_fast)
+    for g in (geometries if geometries is not None else _random_geometries(rng, steps)):
+        g["rel_displacement"] = g["rel_displacement"] * increments
+        g["rel_rotation"] = g["rel_rotation"] * increments
         f, m, e, d, active, h_fast = call(_as_record(g), params, h_fast, dt)
         rf, rm, re_, rd, ractive, h_ref = ref(g, params, h_ref, dt)
         assert active == ractive
-        np.testing.assert_allclose(f, rf, rtol=1e-10, atol=1e-14)
-        np.testing.assert_allclose(m, rm, rtol=1e-10, atol=1e-16)
-        assert e == pytest.approx(re_, rel=1e-10, abs=1e-20)
-        assert d == pytest.approx(rd, rel=1e-9, abs=1e-20)
+        np.testing.assert_allclose(f, rf, rtol=1e-10, atol=1e-15)
+        np.testing.assert_allclose(m, rm, rtol=1e-10, atol=1e-18)
+        assert e == pytest.approx(re_, rel=1e-10, abs=1e-22)
+        np.testing.assert_allclose(d, rd, rtol=1e-9, atol=1e-22)
         np.testing.assert_allclose(h_fast, h_ref, rtol=1e-10, atol=1e-18)
         yield g, f, active, h_ref
 

@@ -29,7 +29,7 @@ from .._validate import as_finite
 from ..errors import InputError
 from ..materials import Material
 
-__all__ = ["Parameter", "HistoryField", "PairCase", "ContactModel", "verlet_limit"]
+__all__ = ["Parameter", "HistoryField", "PairCase", "ContactModel", "verlet_limit", "geometry_arrays"]
 
 
 @dataclass(frozen=True)
@@ -113,6 +113,12 @@ class PairCase:
     def rotational_inertia(self) -> float:
         """Effective moment of inertia for relative rotation: 1/I = 1/I_i + 1/I_j."""
         return 1.0 / (1.0 / self.inertia_i + 1.0 / self.inertia_j)
+
+
+def geometry_arrays(geometry: dict) -> dict:
+    """A contact geometry given as a mapping (the NumPy twins' input): vectors as float arrays,
+    scalars as floats."""
+    return {k: (np.asarray(v, dtype=float) if np.ndim(v) else float(v)) for k, v in geometry.items()}
 
 
 def verlet_limit(omega: float, zeta: float) -> float:

@@ -30,7 +30,7 @@ import numpy as np
 
 from .._jit import jit
 from ..vec import dot
-from .base import ContactModel, HistoryField, PairCase, Parameter, verlet_limit
+from .base import ContactModel, HistoryField, PairCase, Parameter, geometry_arrays, verlet_limit
 from .restitution import hertz_damping_coefficient
 from .springs import friction_senses, friction_senses_reference
 
@@ -162,7 +162,7 @@ def reference_law(geometry: dict, params, hist, dt):
     ``geometry`` maps the record's field names to values (vectors as arrays); ``hist`` is a
     length-7 array, copied.  Returns ``(force, couple, stored, dissipation, active, hist_new)``.
     """
-    g = {k: (np.asarray(v, dtype=float) if np.ndim(v) else float(v)) for k, v in geometry.items()}
+    g = geometry_arrays(geometry)
     hist = np.array(hist, dtype=float)
     delta = g["overlap"]
     if delta <= 0:

@@ -47,8 +47,9 @@ import numpy as np
 
 from .._jit import jit
 from ..errors import InputError
-from ..vec import dot, scale
-from .base import ContactModel, HistoryField, PairCase, Parameter, verlet_limit
+from ..vec import axpy, dot, scale, tangential_part
+from .base import ContactModel, HistoryField, PairCase, Parameter, geometry_arrays, verlet_limit
+from .connector import connector_lengths
 from .springs import follow_frame, follow_frame_reference
 
 __all__ = ["Ice", "law", "reference_law", "pair_constants", "SENSE_BITS", "parse_senses"]
@@ -69,8 +70,7 @@ PAIR_FIELDS = ("inv_young_i", "inv_young_j", "kt_div_kn", "tan_phi", "alpha_w", 
 @jit
 def pair_constants(radius_i, radius_j, p):
     """Contact constants: ``(A, k_n, k_t, k_w, k_r, F_nb, F_tb, T_wb, T_rb)`` (SI units)."""
-    li = radius_i
-    lj = radius_j if math.isfinite(radius_j) else radius_i
+    li, lj = connector_lengths(radius_i, radius_j)
     r = min(li, lj)
     area = math.pi * r * r
     compliance = li * p[INV_E_I] + lj * p[INV_E_J]
@@ -123,12 +123,12 @@ def law(g, p, h, dt):
     ft_old = follow_frame((h[3], h[4], h[5]), n)
     tr_old = follow_frame((h[7], h[8], h[9]), n)
     tw_old = scale(h[6], n)
-    d_t = _tangential(du, n)
-    d_r = _tangential(dth, n)
+    d_t = tangential_part(du, n)
+    d_r = tangential_part(dth, n)
     d_w = scale(dot(dth, n), n)
-    f_t = (ft_old[0] + kt * d_t[0], ft_old[1] + kt * d_t[1], ft_old[2] + kt * d_t[2])
-    tw_vec = (tw_old[0] + kw * d_w[0], tw_old[1] + kw * d_w[1], tw_old[2] + kw * d_w[2])
-    t_r = (tr_old[0] + kr * d_r[0], tr_old[1] + kr * d_r[1], tr_old[2] + kr * d_r[2])
+    f_t = axpy(kt, d_t, ft_old)
+    tw_vec = axpy(kw, d_w, tw_old)
+    t_r = axpy(kr, d_r, tr_old)
     t_w = dot(tw_vec, n)
     # the normal sense over the step: overlap then and now, its force then
     d_n = -dot(du, n)
@@ -187,12 +187,6 @@ def law(g, p, h, dt):
     couple = (t_r[0] + tw_vec[0], t_r[1] + tw_vec[1], t_r[2] + tw_vec[2])
     h_new = (state, rest, 1.0, f_t[0], f_t[1], f_t[2], dot(tw_vec, n), t_r[0], t_r[1], t_r[2])
     return force, couple, stored, diss, True, h_new
-
-
-@jit
-def _tangential(a, n):
-    s = dot(a, n)
-    return (a[0] - s * n[0], a[1] - s * n[1], a[2] - s * n[2])
 
 
 @jit
@@ -362,7 +356,7 @@ class Ice(ContactModel):
 
 def reference_law(geometry: dict, params, hist, dt):
     """Plain NumPy twin of :func:`law`."""
-    g = {k: (np.asarray(v, dtype=float) if np.ndim(v) else float(v)) for k, v in geometry.items()}
+    g = geometry_arrays(geometry)
     p = np.asarray(params, dtype=float)
     h = np.array(hist, dtype=float)
     li = g["radius_i"]

@@ -18,7 +18,7 @@ import numpy as np
 
 from .._jit import jit
 from ..vec import dot
-from .base import ContactModel, HistoryField, PairCase, Parameter, verlet_limit
+from .base import ContactModel, HistoryField, PairCase, Parameter, geometry_arrays, verlet_limit
 from .restitution import linear_damping_ratio
 from .springs import friction_senses, friction_senses_reference
 
@@ -135,7 +135,7 @@ class LinearSpringDashpot(ContactModel):
 
 def reference_law(geometry: dict, params, hist, dt):
     """Plain NumPy twin of :func:`law`; same conventions as the Hertz-Mindlin twin."""
-    g = {k: (np.asarray(v, dtype=float) if np.ndim(v) else float(v)) for k, v in geometry.items()}
+    g = geometry_arrays(geometry)
     hist = np.array(hist, dtype=float)
     delta = g["overlap"]
     if delta <= 0:

@@ -47,8 +47,9 @@ import math
 import numpy as np
 
 from .._jit import jit
-from ..vec import dot, scale
-from .base import ContactModel, HistoryField, PairCase, Parameter, verlet_limit
+from ..vec import dot, scale, tangential_part
+from .base import ContactModel, HistoryField, PairCase, Parameter, geometry_arrays, verlet_limit
+from .connector import connector_lengths
 from .springs import coulomb_slider, coulomb_slider_reference, follow_frame, follow_frame_reference
 
 __all__ = ["Luding", "law", "reference_law", "plastic_work_at_break", "normal_force"]
@@ -70,8 +71,7 @@ PAIR_FIELDS = ("k2_hat", "inv_young_i", "inv_young_j", "kt_div_kn", "kr_div_kn",
 @jit
 def pair_geometry(radius_i, radius_j, p):
     """(a12 (m), k2_hat (N/m)) of a contact: reduced radius and maximum normal stiffness."""
-    li = radius_i
-    lj = radius_j if math.isfinite(radius_j) else radius_i
+    li, lj = connector_lengths(radius_i, radius_j)
     a12 = 2.0 * li * lj / (li + lj)
     k2 = p[K2_HAT]
     if k2 <= 0.0:
@@ -159,13 +159,13 @@ def law(g, p, h, dt):
     dyn = p[DYN]
     # tangential (2-D)
     xi_t = follow_frame((h[1], h[2], h[3]), n)
-    f_t, xi_t, e_t, vt, pt = coulomb_slider(xi_t, _tangential(g.rel_displacement, n), _tangential(g.rel_velocity, n),
+    f_t, xi_t, e_t, vt, pt = coulomb_slider(xi_t, tangential_part(g.rel_displacement, n), tangential_part(g.rel_velocity, n),
                                             dt, p[KT_DIV] * k2_hat, p[VISC_T], p[TAN_PHI] * base, dyn)
     # rolling (2-D) and twisting (1-D, along the normal) on the relative rotation
     kr = p[KR_DIV] * k2_hat * a12 * a12
     xi_r = follow_frame((h[4], h[5], h[6]), n)
-    m_r, xi_r, e_r, vr, pr = coulomb_slider(xi_r, _tangential(g.rel_rotation, n),
-                                            _tangential(g.rel_angular_velocity, n), dt, kr, p[VISC_R],
+    m_r, xi_r, e_r, vr, pr = coulomb_slider(xi_r, tangential_part(g.rel_rotation, n),
+                                            tangential_part(g.rel_angular_velocity, n), dt, kr, p[VISC_R],
                                             p[STAT_R] * base * a12, dyn) if kr > 0.0 else (z, z, 0.0, 0.0, 0.0)
     kw = p[KW_DIV] * k2_hat * a12 * a12
     m_w, xw, e_w, vw, pw = coulomb_slider(scale(h[7], n), scale(dot(g.rel_rotation, n), n),
@@ -175,12 +175,6 @@ def law(g, p, h, dt):
     couple = (m_r[0] + m_w[0], m_r[1] + m_w[1], m_r[2] + m_w[2])
     h_new = (delta_max, xi_t[0], xi_t[1], xi_t[2], xi_r[0], xi_r[1], xi_r[2], dot(xw, n))
     return (force, couple, stored + e_t + e_r + e_w, (visc_n, vt, vr, vw, 0.0, pt, pr, pw), True, h_new)
-
-
-@jit
-def _tangential(a, n):
-    s = dot(a, n)
-    return (a[0] - s * n[0], a[1] - s * n[1], a[2] - s * n[2])
 
 
 class Luding(ContactModel):
@@ -267,16 +261,9 @@ class Luding(ContactModel):
                 table[a, b] = [row[f] for f in PAIR_FIELDS]
         return table
 
-    def _pair_constants(self, case: PairCase):
-        p = self.pair_table((case.material_i, case.material_j))[0, 1]
-        li = case.radius_i
-        lj = case.radius_j if math.isfinite(case.radius_j) else li
-        a12 = 2.0 * li * lj / (li + lj)
-        k2 = p[K2_HAT] if p[K2_HAT] > 0 else math.pi * min(li, lj) ** 2 / (li * p[INV_E_I] + lj * p[INV_E_J])
-        return p, a12, k2
-
     def stability_limit(self, case: PairCase) -> float:
-        p, a12, k2 = self._pair_constants(case)
+        p = self.pair_table((case.material_i, case.material_j))[0, 1]
+        a12, k2 = pair_geometry(case.radius_i, case.radius_j, p)
         m, mt, inertia = case.mass, case.tangential_mass, case.rotational_inertia
         dt = verlet_limit(math.sqrt(k2 / m), p[VISC_N] / (2.0 * math.sqrt(k2 * m)))
         kt = p[KT_DIV] * k2
@@ -292,7 +279,7 @@ class Luding(ContactModel):
 
 def reference_law(geometry: dict, params, hist, dt):
     """Plain NumPy twin of :func:`law` (``geometry`` maps field names to values; ``hist`` copied)."""
-    g = {k: (np.asarray(v, dtype=float) if np.ndim(v) else float(v)) for k, v in geometry.items()}
+    g = geometry_arrays(geometry)
     p = np.asarray(params, dtype=float)
     h = np.array(hist, dtype=float)
     li = g["radius_i"]

@@ -35,13 +35,14 @@ import numpy as np
 
 from .._jit import jit
 from ..errors import InputError
-from ..vec import dot
-from .base import ContactModel, HistoryField, PairCase, Parameter, verlet_limit
+from ..vec import axpy, dot, tangential_part
+from .base import ContactModel, HistoryField, PairCase, Parameter, geometry_arrays, verlet_limit
 from .hertz_mindlin import HertzMindlin
 from .linear_spring_dashpot import LinearSpringDashpot
+from .connector import connector_lengths
 from .springs import follow_frame
 
-__all__ = ["ParallelBond", "bond_part", "BOND_HISTORY", "BOND_COLUMNS", "BOND_REASONS", "DISSIPATION_TERMS"]
+__all__ = ["ParallelBond", "bond_part", "with_contact", "BOND_HISTORY", "BOND_COLUMNS", "BOND_REASONS", "DISSIPATION_TERMS"]
 
 #: bond state (1 bonded, -reason broken, 0 never), F_n, F_s (3), M_t, M_b (3)
 BOND_HISTORY = 9
@@ -61,8 +62,7 @@ def bond_part(g, p, h, dt):
     if h[0] <= 0.0:
         return z, z, 0.0, 0.0, 0.0, (h[0], 0.0, 0.0, 0.0, 0.0, 0.0, 0.0, 0.0, 0.0), False
     n = g.normal
-    ri = g.radius_i
-    rj = g.radius_j if math.isfinite(g.radius_j) else ri
+    ri, rj = connector_lengths(g.radius_i, g.radius_j)
     rb = p[LAMBDA] * min(ri, rj)
     area = math.pi * rb * rb
     inertia = 0.25 * area * rb * rb
@@ -72,16 +72,11 @@ def bond_part(g, p, h, dt):
     kb = p[KN] * inertia
     kt = p[KS] * polar
     du = g.rel_displacement
-    dun = dot(du, n)
-    f_n = h[1] - kn * dun  # the gap grows by dun: tension
-    f_s = follow_frame((h[2], h[3], h[4]), n)
-    f_s = (f_s[0] + ks * (du[0] - dun * n[0]), f_s[1] + ks * (du[1] - dun * n[1]), f_s[2] + ks * (du[2] - dun * n[2]))
     dth = g.rel_rotation
-    dtn = dot(dth, n)
-    m_t = h[5] + kt * dtn
-    m_b = follow_frame((h[6], h[7], h[8]), n)
-    m_b = (m_b[0] + kb * (dth[0] - dtn * n[0]), m_b[1] + kb * (dth[1] - dtn * n[1]),
-           m_b[2] + kb * (dth[2] - dtn * n[2]))
+    f_n = h[1] - kn * dot(du, n)  # the gap grows by du . n: tension
+    f_s = axpy(ks, tangential_part(du, n), follow_frame((h[2], h[3], h[4]), n))
+    m_t = h[5] + kt * dot(dth, n)
+    m_b = axpy(kb, tangential_part(dth, n), follow_frame((h[6], h[7], h[8]), n))
     stored = 0.5 * (f_n * f_n / kn + dot(f_s, f_s) / ks + m_t * m_t / kt + dot(m_b, m_b) / kb)
     sigma = -f_n / area + math.sqrt(dot(m_b, m_b)) * rb / inertia
     tau = math.sqrt(dot(f_s, f_s)) / area + abs(m_t) * rb / polar
@@ -105,8 +100,8 @@ def bond_part(g, p, h, dt):
         cn, cs = 2.0 * beta * math.sqrt(m * kn), 2.0 * beta * math.sqrt(m * ks)
         cb, ct = 2.0 * beta * math.sqrt(rot * kb), 2.0 * beta * math.sqrt(rot * kt)
         vn, wn = dot(v, n), dot(w, n)
-        vs = (v[0] - vn * n[0], v[1] - vn * n[1], v[2] - vn * n[2])
-        ws = (w[0] - wn * n[0], w[1] - wn * n[1], w[2] - wn * n[2])
+        vs = tangential_part(v, n)
+        ws = tangential_part(w, n)
         force = (force[0] + cn * vn * n[0] + cs * vs[0], force[1] + cn * vn * n[1] + cs * vs[1],
                  force[2] + cn * vn * n[2] + cs * vs[2])
         couple = (couple[0] + ct * wn * n[0] + cb * ws[0], couple[1] + ct * wn * n[1] + cb * ws[1],
@@ -114,6 +109,18 @@ def bond_part(g, p, h, dt):
         viscous = (cn * vn * vn + cs * dot(vs, vs) + ct * wn * wn + cb * dot(ws, ws)) * dt
     return force, couple, stored, viscous, 0.0, (h[0], f_n, f_s[0], f_s[1], f_s[2], m_t, m_b[0], m_b[1],
                                                  m_b[2]), True
+
+
+@jit
+def with_contact(bond, contact):
+    """The bond and the contact model acting in parallel: sums of the two laws' outputs
+    (``bond`` from :func:`bond_part`, ``contact`` from the contact law), the dissipation as
+    ``(contact, viscous_bond, bond_breakage)`` and the history as the bond's then the contact's."""
+    fb, mb, eb, vb, released, hb, bonded = bond
+    fc, mc, ec, dc, touching, hc = contact
+    force = (fb[0] + fc[0], fb[1] + fc[1], fb[2] + fc[2])
+    couple = (mb[0] + mc[0], mb[1] + mc[1], mb[2] + mc[2])
+    return force, couple, eb + ec, (dc, vb, released), bonded or touching, hb + hc
 
 
 class ParallelBond(ContactModel):
@@ -232,7 +239,7 @@ def reference_law(geometry: dict, params, hist, dt, contact_reference):
     """Plain NumPy twin of the combined law (bond plus ``contact_reference``, the contact model's twin)."""
     from .springs import follow_frame_reference
 
-    g = {k: (np.asarray(v, dtype=float) if np.ndim(v) else float(v)) for k, v in geometry.items()}
+    g = geometry_arrays(geometry)
     p = np.asarray(params, dtype=float)
     h = np.array(hist, dtype=float)
     hb = h[:BOND_HISTORY].copy()

@@ -9,7 +9,7 @@ from __future__ import annotations
 from .._jit import jit
 from .hertz_mindlin import HISTORY_SIZE as CONTACT_HISTORY
 from .hertz_mindlin import law as contact_law
-from .parallel_bond import BOND_COLUMNS, BOND_HISTORY, BOND_REASONS, DISSIPATION_TERMS, bond_part
+from .parallel_bond import BOND_COLUMNS, BOND_HISTORY, BOND_REASONS, DISSIPATION_TERMS, bond_part, with_contact
 
 __all__ = ["law", "HISTORY_SIZE", "BOND_FIELD", "BOND_REASONS", "DISSIPATION_TERMS", "INTERACTION_RANGE"]
 
@@ -22,8 +22,5 @@ BOND_FIELD = 0
 def law(g, p, h, dt):
     """Bond plus contact; returns ``(force on i, couple on i, stored, (contact, viscous_bond,
     bond_breakage), active, new h)``."""
-    fb, mb, eb, vb, released, hb, bonded = bond_part(g, p, h[:BOND_HISTORY], dt)
-    fc, mc, ec, dc, touching, hc = contact_law(g, p[BOND_COLUMNS:], h[BOND_HISTORY:], dt)
-    force = (fb[0] + fc[0], fb[1] + fc[1], fb[2] + fc[2])
-    couple = (mb[0] + mc[0], mb[1] + mc[1], mb[2] + mc[2])
-    return force, couple, eb + ec, (dc, vb, released), bonded or touching, hb + hc
+    return with_contact(bond_part(g, p, h[:BOND_HISTORY], dt),
+                        contact_law(g, p[BOND_COLUMNS:], h[BOND_HISTORY:], dt))

@@ -52,7 +52,7 @@ import numpy as np
 from .._jit import jit
 from ..errors import InputError
 from ..vec import dot
-from .base import ContactModel, HistoryField, PairCase, Parameter, verlet_limit
+from .base import ContactModel, HistoryField, PairCase, Parameter, geometry_arrays, verlet_limit
 
 __all__ = ["SphereSphereContact", "law", "reference_law", "impact_factor", "IMPACT_MODELS"]
 
@@ -317,7 +317,7 @@ class SphereSphereContact(ContactModel):
 
 def reference_law(geometry: dict, params, hist, dt):
     """Plain NumPy twin of :func:`law` (same conventions as the Hertz-Mindlin twin)."""
-    g = {k: (np.asarray(v, dtype=float) if np.ndim(v) else float(v)) for k, v in geometry.items()}
+    g = geometry_arrays(geometry)
     p = np.asarray(params, dtype=float)
     h = np.array(hist, dtype=float)
     delta = g["overlap"]
