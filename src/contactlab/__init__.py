@@ -15,6 +15,7 @@ All quantities are SI (m, kg, s, N, Pa, J).
 from . import io, models
 from .errors import ContactlabError, InputError, SceneFileError, SimulationBlowUp, StabilityError
 from .materials import Material
+from .probe import ProbeResult, probe
 from .scene import Scene
 from .simulation import Simulation
 
@@ -24,6 +25,8 @@ __all__ = [
     "Material",
     "Scene",
     "Simulation",
+    "probe",
+    "ProbeResult",
     "models",
     "io",
     "ContactlabError",

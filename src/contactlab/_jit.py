@@ -20,7 +20,7 @@ from __future__ import annotations
 
 import numba
 
-__all__ = ["jit", "kernel", "pkernel", "pjit", "JIT_OPTIONS", "KERNEL_OPTIONS", "PARALLEL_OPTIONS", "n_blocks",
+__all__ = ["jit", "kernel", "pkernel", "pjit", "python_only", "JIT_OPTIONS", "KERNEL_OPTIONS", "PARALLEL_OPTIONS", "n_blocks",
            "BLOCKS_PER_THREAD"]
 
 JIT_OPTIONS = dict(cache=False, nogil=True, error_model="numpy", fastmath=False, inline="always")
@@ -51,6 +51,14 @@ def pkernel(func=None, **overrides):
 
 
 pjit = pkernel
+
+
+def python_only(func=None, **overrides):
+    """Leave ``func`` uncompiled (the debug mode's stand-in for :func:`jit`, :func:`kernel` and
+    :func:`pkernel`: the kernels then run as plain Python, breakpoints and prints included)."""
+    if func is None:
+        return lambda f: f
+    return func
 
 
 #: parallel loops are split into this many blocks per thread (see :func:`n_blocks`)

@@ -58,6 +58,10 @@ class Simulation:
         of a free sphere's total force and torque is reduced by ``alpha`` times its size against
         the sphere's velocity.  For quasi-static loading (PFC uses 0.7); the work it takes is the
         energy term ``dissipated_local_damping``.
+    debug : bool
+        Run the step kernels and the contact law as plain Python, uncompiled (default False), so
+        that a breakpoint or a ``print`` inside a law works.  Same results, about a thousand times
+        slower: for a handful of spheres.
 
     The stability limit is the smallest, over the pairs of bodies that can meet (two free spheres,
     a free and a fixed sphere, a free sphere and a wall; for each material the smallest sphere),
@@ -80,18 +84,18 @@ class Simulation:
 
     def __init__(self, scene: Scene, model: ContactModel, dt: float | None = None, *, skin: float | None = None,
                  max_overlap: float = 0.1, initial_overlap_tolerance: float = 0.02, threads: int | None = None,
-                 local_damping: float = 0.0):
+                 local_damping: float = 0.0, debug: bool = False):
         if not isinstance(scene, Scene):
             raise InputError(f"scene must be a contactlab.Scene, got {type(scene).__name__}")
         model_data, state = scene.finalize()
         self._setup(model_data, state, model, dt=dt, skin=skin, max_overlap=max_overlap,
                     initial_overlap_tolerance=initial_overlap_tolerance, threads=threads, check_initial=True,
-                    local_damping=local_damping)
+                    local_damping=local_damping, debug=debug)
 
     # ------------------------------------------------------------------ construction
     def _setup(self, model_data: Model, state: State, contact_model: ContactModel, *, dt, skin, max_overlap,
                initial_overlap_tolerance, threads, check_initial, table_data=None, exclusions=None,
-               local_damping=0.0):
+               local_damping=0.0, debug=False):
         if not isinstance(contact_model, ContactModel):
             raise InputError(f"model must be a contact model such as cl.models.HertzMindlin(...), "
                              f"got {type(contact_model).__name__}")
@@ -139,7 +143,9 @@ class Simulation:
             self._bond_log = BondLog()
         self.reporters: list = []
         self.failure: SimulationBlowUp | None = None
-        self._kernels = kernel_module(contact_model.law_module)
+        #: True when the kernels and the law run as plain Python (``debug=True``)
+        self.debug = bool(debug)
+        self._kernels = kernel_module(contact_model.law_module, self.debug)
         self.exclusions = exclusions if exclusions is not None else Exclusions(
             model_data.n_materials, model_data.n_spheres + model_data.n_walls)
         with self._threads():

@@ -43,13 +43,14 @@ from contactlab.engine.layout import (
     ACTIVE, CLEARED, FLAG_BOND_EVENT, FLAG_FAST, FLAG_OVERLAP, FLAG_REBUILD, FLAG_STATE_NAN, INACTIVE, N_OWN,
     OUT_ELASTIC, OUT_EVENT, OUT_FORCE, OUT_TORQUE_J,
 )
+from contactlab.geometry.record import ContactGeometry
 from contactlab.geometry.sphere_sphere import sphere_sphere
 from contactlab.geometry.sphere_wall import sphere_wall
 from contactlab.laws.hertz_mindlin import law as LAW  # @@LAW_IMPORT@@
 LAW_RANGE = 0.0  # @@LAW_RANGE@@
 from contactlab.vec import add, cross, dot, scale, sub
 
-__all__ = ["advance", "evaluate_forces", "pair_forces", "kick_drift", "reduce_kick"]
+__all__ = ["advance", "evaluate_forces", "pair_forces", "kick_drift", "reduce_kick", "probe"]
 
 
 @jit
@@ -532,3 +533,43 @@ def evaluate_forces(pos, vel, angvel, quat, force, torque, vel_pred, angvel_pred
     reduce_kick(j_start, j_pairs, out, owner, mass, inv_mass, inv_inertia, gravity, pos, vel, angvel, quat,
                 force, torque, vel_pred, angvel_pred, dissipated, diss_terms, boundary_work, ref_pos, 0.0, 0.0,
                 half_skin, flags, n_blocks, local_damping, damping_work, damping_force)
+
+
+@kernel
+def probe(normal, overlap, contact_point, branch_i, branch_j, rel_velocity, rel_angvel, rel_disp, rel_rot,
+          radius_i, radius_j, radius, mass, dt, params, hist0, chain, force, couple, stored, dissipation, active,
+          hist_out, terms):
+    """Evaluate the law on ``T`` prescribed contact-geometry records, without a simulation.
+
+    Record ``t`` is assembled from row ``t`` of the field arrays (vectors (T, 3), scalars (T,)) and
+    handed to the law with the step ``dt[t]`` and the parameter row ``params``.  With ``chain`` the
+    history the law returns is handed to the next record (a prescribed motion); without it every
+    record starts from ``hist0`` (independent evaluations).  ``hist0`` (1, H + D) and ``hist_out``
+    (T, H + D) hold the law's history followed by the running dissipation per term (the engine's
+    per-contact row); ``terms`` (T, N_OWN + D) gets the dissipation of each record per term (columns
+    from ``N_OWN``), ``dissipation`` (T,) its total.  Compiled with the kernels and cached with them.
+    """
+    work = hist0.copy()
+    for t in range(overlap.shape[0]):
+        if not chain:
+            for c in range(work.shape[1]):
+                work[0, c] = hist0[0, c]
+        g = ContactGeometry((normal[t, 0], normal[t, 1], normal[t, 2]), overlap[t],
+                            (contact_point[t, 0], contact_point[t, 1], contact_point[t, 2]),
+                            (branch_i[t, 0], branch_i[t, 1], branch_i[t, 2]),
+                            (branch_j[t, 0], branch_j[t, 1], branch_j[t, 2]),
+                            (rel_velocity[t, 0], rel_velocity[t, 1], rel_velocity[t, 2]),
+                            (rel_angvel[t, 0], rel_angvel[t, 1], rel_angvel[t, 2]),
+                            (rel_disp[t, 0], rel_disp[t, 1], rel_disp[t, 2]),
+                            (rel_rot[t, 0], rel_rot[t, 1], rel_rot[t, 2]),
+                            radius_i[t], radius_j[t], radius[t], mass[t])
+        f, m, energy, diss, act, h_new = LAW(g, params, _load_history(work, 0), dt[t])
+        _store_history(work, 0, h_new)
+        dissipation[t] = _book_dissipation(terms, t, work, 0, diss)
+        for d in range(3):
+            force[t, d] = f[d]
+            couple[t, d] = m[d]
+        stored[t] = energy
+        active[t] = act
+        for c in range(work.shape[1]):
+            hist_out[t, c] = work[0, c]
