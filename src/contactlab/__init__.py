@@ -13,7 +13,12 @@ Quick start::
 All quantities are SI (m, kg, s, N, Pa, J).
 """
 from . import io, models
-from .errors import ContactlabError, InputError, SceneFileError, SimulationBlowUp, StabilityError
+from ._jit import jit
+from .laws import parts
+from .laws.base import HistoryField, Parameter
+from .laws.define import Contact, contact_law
+from .errors import (ContactlabError, InputError, LawError, SceneFileError, SimulationBlowUp, StabilityError,
+                     UncachedLawWarning)
 from .materials import Material
 from .probe import ProbeResult, probe
 from .scene import Scene
@@ -28,6 +33,14 @@ __all__ = [
     "probe",
     "ProbeResult",
     "models",
+    "parts",
+    "contact_law",
+    "Contact",
+    "Parameter",
+    "HistoryField",
+    "jit",
+    "LawError",
+    "UncachedLawWarning",
     "io",
     "ContactlabError",
     "InputError",

@@ -20,7 +20,7 @@ from __future__ import annotations
 
 import numba
 
-__all__ = ["jit", "kernel", "pkernel", "pjit", "python_only", "JIT_OPTIONS", "KERNEL_OPTIONS", "PARALLEL_OPTIONS", "n_blocks",
+__all__ = ["jit", "kernel", "pkernel", "pjit", "python_only", "kernel_nocache", "pkernel_nocache", "JIT_OPTIONS", "KERNEL_OPTIONS", "PARALLEL_OPTIONS", "n_blocks",
            "BLOCKS_PER_THREAD"]
 
 JIT_OPTIONS = dict(cache=False, nogil=True, error_model="numpy", fastmath=False, inline="always")
@@ -51,6 +51,16 @@ def pkernel(func=None, **overrides):
 
 
 pjit = pkernel
+
+
+def kernel_nocache(func=None, **overrides):
+    """:func:`kernel` without the disk cache (kernels of laws defined in ``__main__``)."""
+    return _decorate(dict(KERNEL_OPTIONS, cache=False), func, overrides)
+
+
+def pkernel_nocache(func=None, **overrides):
+    """:func:`pkernel` without the disk cache (kernels of laws defined in ``__main__``)."""
+    return _decorate(dict(PARALLEL_OPTIONS, cache=False), func, overrides)
 
 
 def python_only(func=None, **overrides):

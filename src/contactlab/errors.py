@@ -6,7 +6,8 @@ code that validates input keeps working.
 """
 from __future__ import annotations
 
-__all__ = ["ContactlabError", "InputError", "SceneFileError", "StabilityError", "SimulationBlowUp"]
+__all__ = ["ContactlabError", "InputError", "SceneFileError", "StabilityError", "SimulationBlowUp", "LawError",
+           "UncachedLawWarning"]
 
 
 class ContactlabError(Exception):
@@ -23,6 +24,22 @@ class SceneFileError(InputError):
 
 class StabilityError(InputError):
     """The requested time step is above the stability limit of the contacts that can occur."""
+
+
+class LawError(ContactlabError, ValueError):
+    """A user-defined contact law is wrong: it returns the wrong shape, writes outside its history,
+    produces NaN or cannot be compiled.  The message names the law, the offending line or value
+    and a hint; ``law`` holds the law's name, ``line`` the ``file:line`` when known."""
+
+    def __init__(self, message: str, *, law: str = "", line: str = ""):
+        super().__init__(message)
+        self.law = law
+        self.line = line
+
+
+class UncachedLawWarning(UserWarning):
+    """A contact law defined in ``__main__`` or a notebook is compiled in this process only (its
+    compiled kernels cannot be cached on disk: move it to an importable module to cache them)."""
 
 
 class SimulationBlowUp(ContactlabError):

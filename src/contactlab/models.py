@@ -1,7 +1,9 @@
 """The built-in contact models (``cl.models.HertzMindlin(...)``, ``cl.models.LinearSpringDashpot(...)``,
 ``cl.models.SphereSphereContact(...)``, ``cl.models.Luding(...)``, ``cl.models.Ice(...)``,
-``cl.models.ParallelBond(...)``)."""
+``cl.models.ParallelBond(...)``), and ``cl.models.Contact(normal=..., ...)``, a model assembled
+from slot laws (built-in ones in :mod:`contactlab.laws.parts`, or your own, :func:`contactlab.contact_law`)."""
 from .laws.base import ContactModel
+from .laws.define import Contact
 from .laws.hertz_mindlin import HertzMindlin
 from .laws.ice import Ice
 from .laws.linear_spring_dashpot import LinearSpringDashpot
@@ -9,4 +11,4 @@ from .laws.luding import Luding
 from .laws.parallel_bond import ParallelBond
 from .laws.sphere_sphere_contact import SphereSphereContact
 
-__all__ = ["ContactModel", "HertzMindlin", "Ice", "LinearSpringDashpot", "Luding", "ParallelBond", "SphereSphereContact"]
+__all__ = ["ContactModel", "Contact", "HertzMindlin", "Ice", "LinearSpringDashpot", "Luding", "ParallelBond", "SphereSphereContact"]

@@ -27,6 +27,8 @@ True
 """
 from __future__ import annotations
 
+import contextlib
+import contextvars
 import math
 from dataclasses import dataclass, field
 
@@ -38,7 +40,20 @@ from .geometry.record import ContactGeometry
 from .laws.base import ContactModel
 from .materials import Material
 
-__all__ = ["probe", "ProbeResult", "DEFAULT_PROBE_MATERIAL"]
+__all__ = ["probe", "ProbeResult", "DEFAULT_PROBE_MATERIAL", "debug_probes"]
+
+_DEBUG = contextvars.ContextVar("contactlab_debug_probes", default=False)
+
+
+@contextlib.contextmanager
+def debug_probes(debug: bool = True):
+    """Within this block, probes with ``debug=None`` run the law as plain Python (a simulation in
+    debug mode estimates a user law's stability limit this way, compiling nothing)."""
+    token = _DEBUG.set(bool(debug))
+    try:
+        yield
+    finally:
+        _DEBUG.reset(token)
 
 #: material used when none is given: glass-like beads, soft enough for visible overlaps
 DEFAULT_PROBE_MATERIAL = Material(density=2500.0, young=1e7, poisson=0.3, name="probe")
@@ -127,7 +142,7 @@ def _gradient(values, time):
 
 def probe(model: ContactModel, overlap, *, tangential=None, rotation=None, frame=None, dt=None, time=None,
           radius=1e-3, partner_radius=None, material: Material | None = None, partner_material: Material | None = None,
-          mass=None, partner_mass=None, history=None, chain: bool = True, debug: bool = False) -> ProbeResult:
+          mass=None, partner_mass=None, history=None, chain: bool = True, debug: bool | None = None) -> ProbeResult:
     """Evaluate ``model``'s law on a prescribed relative motion of two bodies.
 
     Parameters
@@ -158,8 +173,11 @@ def probe(model: ContactModel, overlap, *, tangential=None, rotation=None, frame
         Hand each sample the history returned by the previous one (default).  ``False``: every
         sample starts from ``history`` (independent evaluations).
     debug : bool
-        Run the law as plain Python instead of compiled code.
+        Run the law as plain Python instead of compiled code (default: compiled, except inside
+        :func:`debug_probes`).
     """
+    if debug is None:
+        debug = _DEBUG.get()
     if not isinstance(model, ContactModel):
         raise InputError(f"model must be a contact model such as cl.models.HertzMindlin(...), got {type(model).__name__}")
     delta = np.asarray(overlap, dtype=float)
@@ -258,7 +276,9 @@ def probe(model: ContactModel, overlap, *, tangential=None, rotation=None, frame
         from .engine.codegen import kernel_module
 
         kernels = kernel_module(model.law_module)
-        kernels.probe(columns["normal"], delta, columns["contact_point"], columns["branch_i"], columns["branch_j"],
+        from .simulation import _compiled
+
+        _compiled(model, kernels.probe,columns["normal"], delta, columns["contact_point"], columns["branch_i"], columns["branch_j"],
                       columns["rel_velocity"], columns["rel_angvel"], columns["rel_disp"], columns["rel_rot"],
                       columns["radius_i"], columns["radius_j"], columns["radius"], columns["mass"], steps, params,
                       hist0, chain, force, couple, stored, diss, active, hist_out, per_term)

@@ -29,6 +29,17 @@ __all__ = ["Simulation", "DEFAULT_DT_FRACTION"]
 DEFAULT_DT_FRACTION = 0.35
 
 
+def _compiled(contact_model, kernel, *args):
+    """Call a compiled kernel; a law that Numba cannot compile is reported as a LawError naming
+    the law, its line and a hint (Numba compiles on the first call)."""
+    try:
+        return kernel(*args)
+    except numba.core.errors.NumbaError as exc:
+        from .laws.define import explain_compile_error
+
+        raise explain_compile_error(exc, contact_model) from exc
+
+
 class Simulation:
     """Run a scene with a contact model.
 
@@ -123,7 +134,10 @@ class Simulation:
         if check_initial:
             self._check_initial_overlaps()
         self.table_params = np.ascontiguousarray(contact_model.pair_table(model_data.materials), dtype=np.float64)
-        self.stability_limit, self._limiting_case = self._stability_limit()
+        from .probe import debug_probes
+
+        with debug_probes(bool(debug)):  # a law's stability estimate probes it: uncompiled in debug mode
+            self.stability_limit, self._limiting_case = self._stability_limit()
         self._dt = 0.0
         self.dt = dt  # validated by the setter
         if skin is None:
@@ -494,7 +508,7 @@ class Simulation:
     def _evaluate_initial_forces(self):
         s, m, t = self.state, self.model, self.table
         self._flags[:] = 0
-        self._kernels.evaluate_forces(
+        _compiled(self.contact_model, self._kernels.evaluate_forces,
             s.positions, s.velocities, s.angular_velocities, s.orientations, s.forces, s.torques, self._vel_pred,
             self._angvel_pred, m.radius, m.mass, m.inv_mass, m.inv_inertia, m.fixed, m.material, m.gravity,
             s.wall_points, m.wall_normal, s.wall_velocities, m.wall_material, t.i_start, t.pair_j,
@@ -506,8 +520,8 @@ class Simulation:
     def _advance(self, n_steps: int, resume: bool) -> tuple[int, bool]:
         s, m, t = self.state, self.model, self.table
         self._flags[:] = 0
-        k, mid = self._kernels.advance(
-            n_steps, self._dt, resume, s.positions, s.velocities, s.angular_velocities, s.orientations, s.forces,
+        k, mid = _compiled(
+            self.contact_model, self._kernels.advance, n_steps, self._dt, resume, s.positions, s.velocities, s.angular_velocities, s.orientations, s.forces,
             s.torques, self._vel_pred, self._angvel_pred, m.radius, m.mass, m.inv_mass, m.inv_inertia, m.fixed,
             m.material, m.gravity, s.wall_points, m.wall_normal, s.wall_velocities, m.wall_material, t.wall_ref,
             t.i_start, t.pair_j, t.j_start, t.j_pairs, t.hist, t.out, t.status, self._owner, self.table_params,
@@ -564,8 +578,7 @@ class Simulation:
             t.out[rows, layout.OUT_EVENT] = 0.0
 
     def _diagnose(self) -> SimulationBlowUp:
-        s, m, t = self.state, self.model, self.table
-        f = self._flags
+        s, m = self.state, self.model
         when = f"at t={s.time:.6g} s (step {s.step})"
         hint = (f"Likely cause: the time step dt={self._dt:.3g} s (stability limit {self.stability_limit:.3g} s) is too "
                 f"large for the contact stiffness, or impacts too fast for a material this soft; reduce dt or "
@@ -582,7 +595,8 @@ class Simulation:
             other = f"sphere {c['j'][k]}" if c["j"][k] >= 0 else f"wall {c['wall'][k]}"
             return SimulationBlowUp(
                 f"{when}: the contact between sphere {c['i'][k]} and {other} produced a non-finite force "
-                f"(overlap {c['overlap'][k]:.6g} m). {hint}", time=s.time, step=s.step,
+                f"(overlap {c['overlap'][k]:.6g} m; contact law {getattr(self.contact_model, 'name', '?')}: run it "
+                f"with cl.probe(..., debug=True) on this overlap to see why). {hint}", time=s.time, step=s.step,
                 particles=tuple(int(p) for p in (c["i"][k], c["j"][k]) if p >= 0))
         if bad_state.any():
             idx = np.flatnonzero(bad_state)

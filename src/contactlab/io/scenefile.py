@@ -37,7 +37,8 @@ from typing import Any
 import numpy as np
 
 from ..errors import InputError, SceneFileError
-from ..laws.registry import MODELS
+from ..laws.define import Contact
+from ..laws.registry import MODELS, model_class, model_from_dict
 from ..materials import Material
 from ..scene import Scene
 
@@ -192,9 +193,13 @@ def load_scene_file(path) -> SceneSpec:
     if "type" not in model_table:
         ctx.fail("model", f"needs a 'type': one of {', '.join(sorted(MODELS))}")
     kind = model_table.pop("type")
-    if kind not in MODELS:
-        ctx.fail("model", f"unknown type {kind!r}; known: {', '.join(sorted(MODELS))}")
-    cls = MODELS[kind]
+    try:
+        cls = model_class(kind)
+    except InputError as exc:
+        ctx.fail("model", str(exc))
+    if cls is Contact:
+        model_table = {k: ctx.call(f"model.{k}", model_from_dict, data=v) if isinstance(v, dict) else v
+                       for k, v in model_table.items()}
     ctx.check_keys("model", model_table, {p.name for p in cls.parameters} | set(cls.construction_keys),
                    {p.name for p in cls.parameters if p.default is None} | set(cls.required_construction_keys))
     model = ctx.call("model", cls, **model_table)

@@ -44,6 +44,9 @@ class Parameter:
     high: float = math.inf
     low_inclusive: bool = True
     high_inclusive: bool = True
+    #: how two materials' values mix when the parameter is given per material: "mean" or "min";
+    #: None: one value for every pair (used by user-defined laws, see contactlab.laws.define)
+    mixing: str | None = None
 
     def check(self, value) -> float:
         x = as_finite(self.name, value)

@@ -1,8 +1,11 @@
 """Registry of contact models: one row per law, looked up by name (scene files, checkpoints)."""
 from __future__ import annotations
 
+import importlib
+
 from ..errors import InputError
 from .base import ContactModel
+from .define import Contact
 from .hertz_mindlin import HertzMindlin
 from .ice import Ice
 from .linear_spring_dashpot import LinearSpringDashpot
@@ -10,7 +13,7 @@ from .luding import Luding
 from .parallel_bond import ParallelBond
 from .sphere_sphere_contact import SphereSphereContact
 
-__all__ = ["MODELS", "register", "model_from_dict"]
+__all__ = ["MODELS", "register", "model_from_dict", "model_class"]
 
 MODELS: dict[str, type[ContactModel]] = {}
 
@@ -23,14 +26,34 @@ def register(cls: type[ContactModel]) -> type[ContactModel]:
     return cls
 
 
-for _cls in (HertzMindlin, Ice, LinearSpringDashpot, Luding, ParallelBond, SphereSphereContact):
+for _cls in (Contact, HertzMindlin, Ice, LinearSpringDashpot, Luding, ParallelBond, SphereSphereContact):
     register(_cls)
 
 
+def model_class(name) -> type[ContactModel]:
+    """The model class called ``name``: a registered model, or ``"module:qualname"`` of a law made
+    with :func:`~contactlab.laws.define.contact_law` (imported)."""
+    if isinstance(name, str) and name in MODELS:
+        return MODELS[name]
+    if isinstance(name, str) and ":" in name:
+        module, _, qualname = name.partition(":")
+        try:
+            obj = importlib.import_module(module)
+            for part in qualname.split("."):
+                obj = getattr(obj, part)
+        except (ImportError, AttributeError) as exc:
+            raise InputError(f"contact model type {name!r}: cannot import it ({exc})") from exc
+        if not (isinstance(obj, type) and issubclass(obj, ContactModel)):
+            raise InputError(f"contact model type {name!r} is not a contact model (a law made with @contact_law)")
+        return obj
+    raise InputError(f"unknown type {name!r} of contact model; known: {', '.join(sorted(MODELS))}, or "
+                     f"'module:name' of a law made with @contactlab.contact_law")
+
+
 def model_from_dict(data: dict) -> ContactModel:
-    """Build a model from ``{"type": name, **parameters}``."""
+    """Build a model from ``{"type": name, **parameters}`` (a :class:`Contact`'s slots as nested dicts)."""
     data = dict(data)
-    name = data.pop("type", None)
-    if name not in MODELS:
-        raise InputError(f"unknown contact model type {name!r}; known: {', '.join(sorted(MODELS))}")
-    return MODELS[name](**data)
+    cls = model_class(data.pop("type", None))
+    if cls is Contact:
+        data = {slot: model_from_dict(part) if isinstance(part, dict) else part for slot, part in data.items()}
+    return cls(**data)

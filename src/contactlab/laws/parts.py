@@ -1,0 +1,133 @@
+"""Built-in slot laws: the pieces :class:`~contactlab.laws.define.Contact` assembles a model from.
+
+They are written with :func:`~contactlab.laws.define.contact_law`, exactly as a user writes a law,
+so a user's normal law mixes with the built-in friction (and the other way round)::
+
+    model = cl.models.Contact(normal=my_normal_law(...), damping=cl.parts.viscous_damping(coefficient=0.1),
+                              tangential=cl.parts.coulomb_friction(stiffness=2e3, friction=0.5))
+
+=========================  ===========  ============================================================
+law                        slot         force (N) / couple (N m)
+=========================  ===========  ============================================================
+``hooke``                  normal       ``k delta``
+``hertz``                  normal       ``4/3 E* sqrt(R*) delta^(3/2)`` (E* from the two materials)
+``viscous_damping``        damping      ``c d'``
+``hunt_crossley_damping``  damping      ``3/2 alpha F_el d'`` (Hunt and Crossley 1975)
+``coulomb_friction``       tangential   spring-slider ``k_t xi + gamma xi'``, ``|F_t| <= mu F_n``
+``rolling_resistance``     rolling      spring-slider on the rolling rotation, ``|M_r| <= mu_r R* F_n``
+``twisting_resistance``    twisting     spring-slider on the twist, ``|M_t| <= mu_t R* F_n``
+=========================  ===========  ============================================================
+
+``d'`` is the overlap rate (positive while approaching), ``F_n`` the normal force (elastic plus
+damping; friction limits use ``max(F_n, 0)``).  Damping never makes a repulsive elastic force
+attractive: the damping force is clipped at ``-F_el`` when ``F_el >= 0`` (the contact lets go
+instead of pulling, as in the built-in linear spring-dashpot).  Springs follow the contact frame
+and keep the elastic displacement when sliding (see :mod:`contactlab.laws.springs`).
+"""
+from __future__ import annotations
+
+import math
+
+from ..materials import Material
+from ..vec import dot, tangential_part
+from .base import HistoryField, Parameter
+from .define import contact_law
+from .springs import spring_slider
+
+__all__ = ["hooke", "hertz", "viscous_damping", "hunt_crossley_damping", "coulomb_friction", "rolling_resistance",
+           "twisting_resistance"]
+
+
+@contact_law("normal", trusted=True, parameters=[
+    Parameter("stiffness", "N/m", "normal stiffness k", None, 0.0, math.inf, False)])
+def hooke(g, p, h, dt):
+    """Linear elastic normal force ``k delta`` (no force across a gap)."""
+    delta = g.overlap
+    if delta <= 0.0:
+        return 0.0, 0.0, 0.0, False, ()
+    return p.stiffness * delta, 0.5 * p.stiffness * delta * delta, 0.0, True, ()
+
+
+def _effective_modulus(values, a: Material, b: Material):
+    return {"e_star": 1.0 / ((1.0 - a.poisson**2) / a.young + (1.0 - b.poisson**2) / b.young)}
+
+
+@contact_law("normal", trusted=True, pair=_effective_modulus, pair_fields=("e_star",))
+def hertz(g, p, h, dt):
+    """Hertz's elastic normal force ``4/3 E* sqrt(R*) delta^(3/2)``, ``1/E* = sum (1 - nu^2)/E``."""
+    delta = g.overlap
+    if delta <= 0.0:
+        return 0.0, 0.0, 0.0, False, ()
+    f = 4.0 / 3.0 * p.e_star * math.sqrt(g.radius * delta) * delta
+    return f, 0.4 * f * delta, 0.0, True, ()
+
+
+@contact_law("damping", trusted=True, parameters=[
+    Parameter("coefficient", "N s/m", "viscous coefficient c", None, 0.0)])
+def viscous_damping(g, p, h, dt, elastic_force):
+    """Linear dashpot ``c d'`` along the normal."""
+    n = g.normal
+    f = -p.coefficient * dot(g.rel_velocity, n)
+    if elastic_force >= 0.0 and elastic_force + f < 0.0:
+        f = -elastic_force
+    return f, ()
+
+
+@contact_law("damping", trusted=True, parameters=[
+    Parameter("alpha", "s/m", "Hunt-Crossley damping factor (about (1 - e) / v_impact)", None, 0.0)])
+def hunt_crossley_damping(g, p, h, dt, elastic_force):
+    """Hunt and Crossley's damping ``3/2 alpha F_el d'``: proportional to the elastic force."""
+    n = g.normal
+    f = -1.5 * p.alpha * max(elastic_force, 0.0) * dot(g.rel_velocity, n)
+    if elastic_force >= 0.0 and elastic_force + f < 0.0:
+        f = -elastic_force
+    return f, ()
+
+
+@contact_law("tangential", trusted=True, parameters=[
+    Parameter("stiffness", "N/m", "tangential stiffness k_t", None, 0.0, math.inf, False),
+    Parameter("friction", "-", "Coulomb friction coefficient mu", None, 0.0),
+    Parameter("damping", "N s/m", "tangential viscous coefficient", 0.0, 0.0)],
+    history=[HistoryField("displacement", 3, "m", "elastic tangential displacement xi")])
+def coulomb_friction(g, p, h, dt, normal_force):
+    """Spring-slider: ``F_t = k_t xi + gamma xi'`` while ``|F_t| <= mu F_n``, sliding at ``mu F_n``."""
+    n = g.normal
+    f, xi, stored, diss = spring_slider(h.displacement, n, tangential_part(g.rel_displacement, n),
+                                        tangential_part(g.rel_velocity, n), dt, p.stiffness, p.stiffness, p.damping,
+                                        p.friction * max(normal_force, 0.0))
+    return f, stored, diss, (xi,)
+
+
+@contact_law("rolling", trusted=True, parameters=[
+    Parameter("stiffness", "N m/rad", "rolling stiffness k_r", None, 0.0, math.inf, False),
+    Parameter("friction", "-", "rolling friction coefficient mu_r (torque limit mu_r R* F_n)", None, 0.0)],
+    history=[HistoryField("rotation", 3, "rad", "elastic rolling rotation")])
+def rolling_resistance(g, p, h, dt, normal_force):
+    """Elastic-plastic rolling resistance on the tangential part of the relative rotation."""
+    n = g.normal
+    m, theta, stored, diss = spring_slider(h.rotation, n, tangential_part(g.rel_rotation, n),
+                                           tangential_part(g.rel_angular_velocity, n), dt, p.stiffness, p.stiffness,
+                                           0.0, p.friction * g.radius * max(normal_force, 0.0))
+    return m, stored, diss, (theta,)
+
+
+@contact_law("twisting", trusted=True, parameters=[
+    Parameter("stiffness", "N m/rad", "twisting stiffness k_w", None, 0.0, math.inf, False),
+    Parameter("friction", "-", "twisting friction coefficient mu_t (torque limit mu_t R* F_n)", None, 0.0)],
+    history=[HistoryField("twist", 1, "rad", "elastic twist about the normal")])
+def twisting_resistance(g, p, h, dt, normal_force):
+    """Elastic-plastic resistance to the relative rotation about the normal."""
+    n = g.normal
+    k = p.stiffness
+    step = dot(g.rel_rotation, n)
+    old = h.twist
+    twist = old + step
+    m = k * twist
+    limit = p.friction * g.radius * max(normal_force, 0.0)
+    diss = 0.0
+    if abs(m) > limit:
+        m = math.copysign(limit, m)
+        twist = m / k
+        # work on the spring over the step (trapezoid) minus the change of its stored energy
+        diss = 0.5 * k * (old + twist) * step - 0.5 * k * (twist * twist - old * old)
+    return (m * n[0], m * n[1], m * n[2]), 0.5 * k * twist * twist, diss, (twist,)
