@@ -701,7 +701,8 @@ def _call_traced(cls, args):
     old = sys.gettrace()
     sys.settrace(tracer)
     try:
-        result = cls.function(*args)
+        with np.errstate(all="ignore"):  # compiled code does not warn either: the outputs are checked
+            result = cls.function(*args)
     finally:
         sys.settrace(old)
     return result, seen.get("line")
@@ -892,10 +893,27 @@ def explain_compile_error(exc: BaseException, model) -> LawError:
                 break
         if culprit is not None:
             break
-    first = next((ln.strip() for ln in text.splitlines() if ln.strip() and not ln.startswith("During")), "")
-    first = re.sub(r"\x1b\[[0-9;]*m", "", first)
+    text = re.sub(r"\x1b\[[0-9;]*m", "", text)
+    lines = [ln.strip() for ln in text.splitlines() if ln.strip()]
+    first = next((ln for ln in lines if not ln.startswith(("Failed in", "During", "File ", "<source"))),
+                 lines[0] if lines else "")
+    symbol = re.search(r"(?:Untyped global name|name) '(\w+)'", text)
+    if culprit is None and symbol is not None:
+        # Numba did not say where: find the line of the law that uses the name
+        for cls in files.values():
+            try:
+                src_lines, start = inspect.getsourcelines(cls.function)
+            except (OSError, TypeError):
+                continue
+            for k, ln in enumerate(src_lines):
+                if re.search(rf"\b{symbol.group(1)}\b", ln) and not ln.lstrip().startswith(("def ", "@")):
+                    culprit = cls
+                    loc, src = _where(cls, start + k)
+                    break
+            if culprit is not None:
+                break
     hints = []
-    if "Untyped global name" in text:
+    if "Untyped global name" in text or "is not defined" in text:
         hints.append("a law can only call compiled functions: decorate the helper with @contactlab.jit "
                      "(math.* functions work as they are)")
     if "Unknown attribute" in text:
@@ -939,6 +957,13 @@ def estimate_stability_limit(model: ContactModel, case: PairCase, *, debug: bool
     slow = 1e3  # s per sample: velocities negligible
     r = probe(model, path, dt=slow, **kw)
     f = r.normal_force
+    bad = ~np.isfinite(r.force).all(axis=1)
+    if bad.any():
+        k = int(np.flatnonzero(bad)[0])
+        raise LawError(f"law {getattr(model, 'name', model)!r} gives a non-finite force {tuple(r.force[k])} at overlap "
+                       f"{path[k]:.6g} m (of the {ref:.3g} m the stability estimate probes: max_overlap times the "
+                       f"smaller radius); probe it with cl.probe(model, overlap=..., debug=True) to see why",
+                       law=getattr(model, "name", ""))
     both = r.active[1:] & r.active[:-1]
     dd = np.diff(path)
     k_n = float(np.max(np.abs(np.diff(f)[both] / dd[both]), initial=0.0))
