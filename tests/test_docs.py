@@ -17,7 +17,8 @@ ROOT = Path(__file__).resolve().parent.parent
 @pytest.mark.parametrize("module", ["contactlab.materials", "contactlab.scene.scene", "contactlab.simulation",
                                     "contactlab.laws.hertz_mindlin", "contactlab.laws.linear_spring_dashpot",
                                     "contactlab.laws.sphere_sphere_contact", "contactlab.laws.luding",
-                                    "contactlab.laws.ice", "contactlab.laws.parallel_bond"])
+                                    "contactlab.laws.ice", "contactlab.laws.parallel_bond", "contactlab.probe",
+                                    "contactlab.laws.define"])
 def test_docstring_examples(module):
     result = doctest.testmod(importlib.import_module(module), optionflags=doctest.ELLIPSIS)
     assert result.failed == 0 and result.attempted > 0

@@ -307,3 +307,37 @@ def test_law_defined_in_main_is_compiled_per_process_with_a_note(tmp_path):
     out = subprocess.run([sys.executable, str(script)], capture_output=True, text=True, timeout=300)
     assert out.returncode == 0, out.stderr
     assert "UncachedLawWarning" in out.stdout and "[0.0, 0.01, 0.02]" in out.stdout
+
+
+def test_scene_file_names_user_laws_and_composites(tmp_path):
+    """[model] type = "Contact" with slot subtables naming laws by module:name builds the same model."""
+    from contactlab.io.scenefile import load_scene_file
+
+    (tmp_path / "scene.toml").write_text(textwrap.dedent("""
+        [simulation]
+        gravity = [0.0, 0.0, -9.81]
+        duration = 0.001
+        [materials.glass]
+        density = 2500.0
+        young = 1e7
+        poisson = 0.3
+        [model]
+        type = "Contact"
+        normal = { type = "adhesive_law:elastic_plastic_adhesive", loading_stiffness = 1e4, unloading_stiffness = 5e4, adhesion_stiffness = 2e3 }
+        damping = { type = "contactlab.laws.parts:viscous_damping", coefficient = 0.02 }
+        tangential = { type = "contactlab.laws.parts:coulomb_friction", stiffness = 3e3, friction = 0.5 }
+        [[sphere]]
+        position = [0.0, 0.0, 0.0011]
+        radius = 1e-3
+        material = "glass"
+        [[wall]]
+        point = [0.0, 0.0, 0.0]
+        normal = [0.0, 0.0, 1.0]
+        material = "glass"
+    """))
+    spec = load_scene_file(tmp_path / "scene.toml")
+    assert spec.model.to_dict() == adhesive_composite().to_dict()
+    bad = (tmp_path / "scene.toml").read_text().replace("adhesive_law:elastic", "adhesive_law:elastik")
+    (tmp_path / "bad.toml").write_text(bad)
+    with pytest.raises(cl.SceneFileError, match="adhesive_law:elastik_plastic_adhesive.*cannot import"):
+        load_scene_file(tmp_path / "bad.toml")

@@ -86,7 +86,7 @@ class ProbeResult:
     @property
     def normal_force(self) -> np.ndarray:
         """Normal force (N), positive when it pushes the bodies apart: ``-force . normal``."""
-        return -np.einsum("ij,ij->i", self.force, self.normal)
+        return 0.0 - np.einsum("ij,ij->i", self.force, self.normal)
 
     @property
     def local_force(self) -> np.ndarray:
