@@ -341,3 +341,22 @@ def test_scene_file_names_user_laws_and_composites(tmp_path):
     (tmp_path / "bad.toml").write_text(bad)
     with pytest.raises(cl.SceneFileError, match="adhesive_law:elastik_plastic_adhesive.*cannot import"):
         load_scene_file(tmp_path / "bad.toml")
+
+
+def test_vtk_contacts_carry_the_laws_history_and_energy_terms(tmp_path):
+    vtk = pytest.importorskip("vtk")
+    from vtk.util.numpy_support import vtk_to_numpy
+
+    sim = cl.Simulation(_adhesive_scene(), adhesive_composite())
+    sim.add_reporter(cl.io.VTKReporter(tmp_path, interval=0.02))
+    sim.run(duration=0.06)
+    files = sorted(tmp_path.glob("contacts_*.vtp"))
+    reader = vtk.vtkXMLPolyDataReader()
+    reader.SetFileName(str(files[-1]))
+    reader.Update()
+    cells = reader.GetOutput().GetCellData()
+    peak = vtk_to_numpy(cells.GetArray("normal_max_overlap"))
+    overlap = vtk_to_numpy(cells.GetArray("overlap"))
+    assert len(peak) == reader.GetOutput().GetNumberOfCells() > 0
+    assert np.all(peak >= overlap - 1e-15) and peak.max() > 0      # the largest overlap so far
+    assert cells.GetArray("dissipated_plastic") is not None and cells.GetArray("tangential_displacement") is not None

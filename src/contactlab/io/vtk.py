@@ -245,7 +245,12 @@ class VTKReporter(Reporter):
         lines = np.stack([c["i"], j_point], axis=1)
         f = c["force"]
         name = f"contacts_{k:06d}.vtp"
+        # the law's own per-contact data: its history fields and dissipation per term, by name
+        extra = {key: c[key] for key in sim.contact_model.history_slices() if key in c}
+        extra.update({f"dissipated_{t}": c[f"dissipated_{t}"] for t in sim.dissipation_terms
+                      if f"dissipated_{t}" in c})
         write_polydata(self.directory / name, points, lines=lines, cell_data={
+            **extra,
             "force": f,
             "force_magnitude": np.linalg.norm(f, axis=1),
             "normal_force": -np.einsum("ij,ij->i", f, c["normal"]),
