@@ -20,7 +20,6 @@ the work done on the contact (trapezoidal rule over the step's two forces, as th
 it) minus the change of that stored energy: plastic work while ``max_overlap`` grows, nothing on
 the elastic curve.
 """
-import math
 
 import contactlab as cl
 
