@@ -360,3 +360,25 @@ def test_vtk_contacts_carry_the_laws_history_and_energy_terms(tmp_path):
     assert len(peak) == reader.GetOutput().GetNumberOfCells() > 0
     assert np.all(peak >= overlap - 1e-15) and peak.max() > 0      # the largest overlap so far
     assert cells.GetArray("dissipated_plastic") is not None and cells.GetArray("tangential_displacement") is not None
+
+
+def test_a_law_in_an_importable_module_is_cached_for_the_next_process():
+    """Same generated module names in a new process, and its kernels found compiled on disk."""
+    from contactlab.engine.codegen import is_compiled
+
+    model = adhesive_composite()
+    sim = cl.Simulation(_adhesive_scene(2), model)
+    sim.run(steps=10)
+    assert is_compiled(model.law_module)
+    code = textwrap.dedent(f"""
+        import sys, warnings
+        sys.path.insert(0, {str(ROOT / 'tests')!r}); sys.path.insert(0, {str(ROOT / 'examples')!r})
+        warnings.simplefilter("error")          # no UncachedLawWarning
+        import test_user_laws as t
+        from contactlab.engine.codegen import is_compiled
+        m = t.adhesive_composite()
+        print(m.law_module, is_compiled(m.law_module))
+    """)
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=300)
+    assert out.returncode == 0, out.stderr
+    assert out.stdout.split() == [model.law_module, "True"]
