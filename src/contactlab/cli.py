@@ -2,7 +2,10 @@
 
 ``contactlab run [SCENE.toml] [--out DIR] [--duration T] [--threads N] [--restart CHECKPOINT]``
 
-Without a scene file it runs the built-in default scene (10,000 glass beads settling in a box).
+``contactlab validate MODULE:MODEL [--out DIR] [--quick]`` runs the validation battery
+(:func:`contactlab.validation.battery.validate`) on a contact model named by module and attribute.
+
+Without a scene file ``run`` runs the built-in default scene (10,000 glass beads settling in a box).
 It shows a progress bar, writes a ParaView time series (``particles.pvd``, ``contacts.pvd``,
 ``walls.pvd``), an energy CSV and checkpoints into the output directory, and ends with a summary
 (wall time, particle-steps/s, contacts, energy balance).
@@ -29,6 +32,19 @@ def _parser() -> argparse.ArgumentParser:
     run.add_argument("--restart", help="resume from this checkpoint (.npz) written by an earlier run")
     run.add_argument("--quiet", action="store_true", help="no progress bar")
     run.add_argument("--no-vtk", action="store_true", help="do not write VTK files")
+    val = sub.add_parser("validate", help="run the validation battery on a contact model and write a report",
+                         description="Run the validation battery on a contact model: hysteresis, impacts, oblique "
+                                     "impacts, objectivity and symmetry, continuity, energy, time step, a granular "
+                                     "column.  Writes report.html, summary.json and PNG figures.  Exit code 0 when "
+                                     "every check passes, 1 otherwise.")
+    val.add_argument("model", metavar="MODULE:MODEL",
+                     help="a contact model: MODULE:NAME where NAME is a ContactModel instance or a zero-argument "
+                          "callable returning one, e.g. contactlab.validation.builtin:hertz_mindlin")
+    val.add_argument("--out", help="report directory (default ./validation-<NAME>)")
+    val.add_argument("--quick", action="store_true", help="the reduced sweep used in CI (a few seconds)")
+    val.add_argument("--radius", type=float, default=1e-3, help="sphere radius, m (default 1e-3)")
+    val.add_argument("--groups", help="comma-separated check groups to run (default all: hysteresis, impact, "
+                                      "oblique, symmetry, continuity, energy, timestep, column)")
     return p
 
 
@@ -36,7 +52,81 @@ def main(argv=None) -> int:
     args = _parser().parse_args(argv)
     if args.command == "run":
         return _run(args)
+    if args.command == "validate":
+        return _validate(args)
     return 2  # pragma: no cover
+
+
+_EXAMPLE_MODEL = "contactlab.validation.builtin:hertz_mindlin"
+
+
+def load_model(spec: str):
+    """The contact model named by ``MODULE:NAME`` (an instance, or a zero-argument callable or
+    class returning one); raises :class:`~contactlab.errors.InputError` with a hint otherwise."""
+    import importlib
+
+    from .errors import InputError
+    from .laws.base import ContactModel
+
+    module_name, sep, attr = spec.partition(":")
+    if not sep or not module_name or not attr:
+        raise InputError(f"give the model as MODULE:NAME, e.g. {_EXAMPLE_MODEL}; got {spec!r}")
+    try:
+        module = importlib.import_module(module_name)
+    except ImportError as exc:
+        raise InputError(f"cannot import module {module_name!r} ({exc}); the module must be importable (on "
+                         f"PYTHONPATH or installed), e.g. {_EXAMPLE_MODEL}") from None
+    obj = module
+    for part in attr.split("."):
+        if not hasattr(obj, part):
+            names = sorted(n for n in dir(module) if not n.startswith("_") and isinstance(getattr(module, n, None),
+                                                                                            ContactModel))
+            hint = f"; contact models there: {', '.join(names)}" if names else ""
+            raise InputError(f"module {module_name!r} has no attribute {attr!r}{hint}")
+        obj = getattr(obj, part)
+    if isinstance(obj, ContactModel):
+        return obj
+    if callable(obj):
+        try:
+            made = obj()
+        except TypeError as exc:
+            raise InputError(f"{spec} is a callable but calling it without arguments failed ({exc}); name a "
+                             f"ContactModel instance or a zero-argument factory, e.g. {_EXAMPLE_MODEL}") from None
+        if isinstance(made, ContactModel):
+            return made
+        raise InputError(f"{spec}() returned {type(made).__name__}, not a contact model (a "
+                         f"contactlab.models.ContactModel)")
+    raise InputError(f"{spec} is a {type(obj).__name__}, not a contact model (a contactlab.models.ContactModel "
+                     f"instance or a zero-argument callable returning one), e.g. {_EXAMPLE_MODEL}")
+
+
+def _validate(args) -> int:
+    from .errors import ContactlabError
+    from .validation.battery import GROUPS, validate
+
+    try:
+        model = load_model(args.model)
+        groups = None
+        if args.groups:
+            groups = [g.strip() for g in args.groups.split(",") if g.strip()]
+        name = args.model.partition(":")[2].replace(".", "_")
+        out = Path(args.out) if args.out else Path(f"validation-{name}")
+        from .engine.codegen import is_compiled
+
+        if not is_compiled(model.law_module):
+            print("contactlab: compiling the kernels for this contact law (first run only, ~20-50 s)...", flush=True)
+        print(f"contactlab: validating {model!r} ({'quick' if args.quick else 'full'} battery, groups "
+              f"{', '.join(groups or GROUPS)})", flush=True)
+        report = validate(model, out=out, quick=args.quick, radius=args.radius, groups=groups)
+    except ContactlabError as exc:
+        print(f"contactlab: error: {exc}", file=sys.stderr)
+        return 2
+    for line in report.lines():
+        print(line)
+    n_fail = len(report.failed)
+    print(f"contactlab: {'PASS' if report.passed else 'FAIL'}: {len(report.checks) - n_fail} of {len(report.checks)} "
+          f"checks passed in {report.elapsed:.1f} s; report: {out / 'report.html'}, summary: {out / 'summary.json'}")
+    return 0 if report.passed else 1
 
 
 def _run(args) -> int:

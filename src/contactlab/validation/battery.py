@@ -643,6 +643,14 @@ class _Context:
             self.d_ref = 0.005 * r_
         self.f_ref = float(np.interp(self.d_ref, d, f))
 
+    def add_panels(self, name, title, panels) -> None:
+        """Add panels to the figure ``name`` (created with ``title`` on first use)."""
+        for fig in self.figures:
+            if fig["name"] == name:
+                fig["panels"].extend(panels)
+                return
+        self.figures.append(dict(name=name, title=title, panels=list(panels)))
+
     def scales(self) -> dict:
         return {"radius_m": self.radius, "mass_kg": self.mass, "v_max_m_s": self.v_max, "v_ref_m_s": self.v_ref,
                 "reference_overlap_m": self.d_ref, "reference_force_N": self.f_ref, "speeds_m_s": list(self.speeds),
@@ -1075,7 +1083,7 @@ def _objectivity(ctx, axis, n_rot, history=None, scale=None):
                 angles=angles, f_ref=f_ref, c_ref=c_ref)
 
 
-def check_symmetry(ctx) -> list:
+def check_objectivity(ctx) -> list:
     out = []
     variants = [("", None, None)]
     if ctx.bonded:
@@ -1108,10 +1116,7 @@ def check_symmetry(ctx) -> list:
                                  + [_series(deg, r.local_couple[k0:, j] / max(np.linalg.norm(fine['c_ref']), 1e-300),
                                             f"C_{'xyz'[j]} (local) / |C|", "dashed") for j in range(3)
                                     if np.linalg.norm(fine["c_ref"]) > 0]))
-    ctx.figures.append(dict(name="objectivity", title="Objectivity: a loaded contact turned as a rigid body",
-                            panels=panels))
-    out.extend(_swap(ctx))
-    out.append(_momentum(ctx))
+    ctx.add_panels("objectivity", "Objectivity: a loaded contact turned as a rigid body", panels)
     return out
 
 
@@ -1122,7 +1127,7 @@ def _general_legs(d, r_):
             (-0.1 * d, -0.1 * d, 0.1 * d, 0, 0, 0)]
 
 
-def _swap(ctx) -> list:
+def check_swap(ctx) -> list:
     out = []
     variants = [("", False)]
     if ctx.bonded:
@@ -1157,7 +1162,7 @@ def _swap(ctx) -> list:
     return out
 
 
-def _momentum(ctx) -> Check:
+def check_momentum(ctx) -> list:
     from ..scene import Scene
     from ..simulation import Simulation
 
@@ -1189,13 +1194,13 @@ def _momentum(ctx) -> Check:
         elif started:
             break
     ok = started and dp <= 1e-12 * p_scale and dl <= 1e-10 * l_scale
-    return Check(
+    return [Check(
         "momentum conservation in a two-sphere collision", "symmetry", ok, max(dp / p_scale, dl / l_scale), "relative",
         "oblique collision of spinning unequal spheres: total linear momentum constant within 1e-12 of sum m|v| and "
         "angular momentum about the origin within 1e-10 of sum (|x x m v| + I|omega|), at every step",
         "Newton's third law: contact forces and couples act on both bodies with opposite signs, through the same "
         "contact point", f"linear {_fmt(dp / p_scale)}, angular {_fmt(dl / l_scale)}; contact "
-        f"{'made' if started else 'NOT made'} ({sim.step} steps)", data={"linear": dp / p_scale, "angular": dl / l_scale})
+        f"{'made' if started else 'NOT made'} ({sim.step} steps)", data={"linear": dp / p_scale, "angular": dl / l_scale})]
 
 
 # ============================================================================ checks: continuity
@@ -1255,7 +1260,7 @@ def check_continuity(ctx) -> list:
 
 
 # ============================================================================ checks: energy
-def check_energy(ctx) -> list:
+def check_work_energy(ctx) -> list:
     out = []
     variants = [("", None, ctx.d_ref)]
     if ctx.bonded:
@@ -1283,12 +1288,11 @@ def check_energy(ctx) -> list:
             _series(np.arange(len(w)), res.dissipated - res.dissipation[0], "dissipated energy", "dashed"),
             _series(np.arange(len(w)), res.stored_energy - res.stored_energy[0] + res.dissipated - res.dissipation[0],
                     "stored + dissipated", "line")]))
-    out.append(_elastic_gradient(ctx, panels))
-    ctx.figures.append(dict(name="energy", title="Energy bookkeeping of the law", panels=panels))
+    ctx.add_panels("energy", "Energy bookkeeping of the law", panels)
     return out
 
 
-def _elastic_gradient(ctx, panels) -> Check:
+def check_elastic_gradient(ctx) -> list:
     """Where the law books no dissipation, each generalized force equals dE/dq (central differences)."""
     d, r_ = ctx.d_ref, ctx.radius
     legs = [(d, 0, 0, 0, 0, 0), (d, 0.05 * d, 0, 0, 0, 0), (d, 0.05 * d, 0, 0.05 * d / r_, 0, 0),
@@ -1303,7 +1307,7 @@ def _elastic_gradient(ctx, panels) -> Check:
     worst, used, q_max = 0.0, 0, 0.0
     leg_start = 0
     series = []
-    for end, c in zip(ends, coords):
+    for leg_no, (end, c) in enumerate(zip(ends, coords), start=1):
         k = np.arange(leg_start + 1, end)
         dq = q[k + 1, c] - q[k - 1, c]
         work = np.abs(gen[k, c] * (q[k + 1, c] - q[k, c]))
@@ -1315,30 +1319,29 @@ def _elastic_gradient(ctx, panels) -> Check:
             worst = max(worst, float(err.max()))
             used += int(elastic.sum())
             if c == 0:
-                series.append(_series(q[k[elastic], 0] / d, gen[k[elastic], 0], f"F_n, leg {len(series) + 1}",
-                                      "line"))
-                series.append(_series(q[k[elastic], 0] / d, fd, f"dE/d(overlap), leg {len(series)}", "dashed"))
+                series.append(_series(q[k[elastic], 0] / d, gen[k[elastic], 0], f"F_n, leg {leg_no}", "line"))
+                series.append(_series(q[k[elastic], 0] / d, fd, f"dE/d(overlap), leg {leg_no}", "dashed"))
         leg_start = end
     if series:
-        panels.append(_panel("normal force and dE/d(overlap) (elastic samples)", "overlap / reference overlap", "N",
-                             series))
+        ctx.add_panels("energy", "Energy bookkeeping of the law", [_panel(
+            "normal force and dE/d(overlap) (elastic samples)", "overlap / reference overlap", "N", series)])
     if used < 10:
-        return Check("force = dE/dq where no energy is dissipated", "energy", True, None, "",
+        return [Check("force = dE/dq where no energy is dissipated", "energy", True, None, "",
                      "|Q - dE/dq| <= 1e-3 max|Q|", "finite differences of the stored energy", figure="energy.png",
                      not_applicable="the law books dissipation on (nearly) every quasi-static step (rate-independent "
-                                    "hysteresis): the work-energy balance covers it")
+                                    "hysteresis): the work-energy balance covers it")]
     rel = worst / max(q_max, 1e-300)
-    return Check(
+    return [Check(
         "force = dE/dq where no energy is dissipated", "energy", rel <= 1e-3, rel, "relative",
         "on every quasi-static step where the law books no dissipation (|D| <= 1e-6 |Q dq|), each generalized force "
         "(normal force, tangential force, rolling and twisting couples) equals the central finite difference of the "
         "stored energy, within 1e-3 of its largest value", "conservative elastic part: F = dE/dq (no energy created "
         "or lost by the elastic part)", f"{used} elastic samples on 5 legs; largest |Q - dE/dq| = {_fmt(worst)}",
-        "energy.png", data={"elastic_samples": used})
+        "energy.png", data={"elastic_samples": used})]
 
 
 # ============================================================================ checks: time step
-def check_timestep(ctx) -> list:
+def check_convergence(ctx) -> list:
     out = []
     study = ctx.convergence()
     fig = "timestep.png"
@@ -1377,7 +1380,6 @@ def check_timestep(ctx) -> list:
                                                                              / abs(study[key]["values"][-1]),
                                                                              "measured", "points")],
                                                xscale="log", yscale="log") for key in ("restitution", "duration")]))
-    out.extend(_critical_dt(ctx))
     return out
 
 
@@ -1401,7 +1403,7 @@ def _stiffness(ctx, history, overlap, wall=False):
     return out
 
 
-def _critical_dt(ctx) -> list:
+def check_critical_dt(ctx) -> list:
     out = []
     r_, m, inertia = ctx.radius, ctx.mass, ctx.inertia
     d_case = SIM_MAX_OVERLAP * r_
@@ -1435,11 +1437,10 @@ def _critical_dt(ctx) -> list:
         "; ".join(f"{r['case']}: declared {_fmt(r['declared'])} s, 2/omega_max {_fmt(r['bound'])} s (k_n "
                   f"{_fmt(r['k_n'])}, k_t {_fmt(r['k_t'])} N/m, k_r {_fmt(r['k_r'])}, k_w {_fmt(r['k_w'])} N m/rad)"
                   for r in rows), data={"rows": rows}))
-    out.append(_stable_run(ctx))
     return out
 
 
-def _stable_run(ctx) -> Check:
+def check_stable_run(ctx) -> list:
     """A sphere pressed on a wall by a strong gravity, released at touch, at 0.95 of the declared limit;
     bonded models also a bonded pair oscillating."""
     from ..scene import Scene
@@ -1455,8 +1456,8 @@ def _stable_run(ctx) -> Check:
     if ctx.bonded:
         runs.append(("bonded pair", "bond"))
     if not runs:
-        return Check("stable at 0.95 x the declared critical time step", "timestep", True, None, "", "no blow-up",
-                     "velocity Verlet", not_applicable="the law exerts no repulsive force to press a sphere on a wall")
+        return [Check("stable at 0.95 x the declared critical time step", "timestep", True, None, "", "no blow-up",
+                      "velocity Verlet", not_applicable="the law exerts no repulsive force to press a sphere on a wall")]
     # Verlet's measured energy of an undamped oscillator at omega dt = h differs from its conserved
     # (shadow) energy by up to h^2 / (4 - h^2) times the oscillation energy: 9.3 at h = 0.95 x 2
     allowance = 1.9**2 / (4.0 - 1.9**2)
@@ -1504,14 +1505,14 @@ def _stable_run(ctx) -> Check:
         ok_all &= ok
         parts.append(text)
         data[label] = {"ok": ok}
-    return Check(
+    return [Check(
         "stable at 0.95 x the declared critical time step", "timestep", ok_all, None, "",
         f"a sphere pressed onto a wall by gravity to a static overlap of {0.4 * SIM_MAX_OVERLAP:g} R, released at "
         f"touch (and, for bonded models, a bonded pair oscillating), {steps} steps at 0.95 of the Simulation's "
         f"stability limit: no blow-up, the energy error stays below h^2/(4 - h^2) = {_fmt(allowance)} times the "
         "oscillation energy (h = omega dt = 1.9: the largest deviation of Verlet's measured energy from its conserved "
         "one) and does not grow (second half <= 2 x first half)",
-        "velocity Verlet is stable below the critical step", "; ".join(parts), data=data)
+        "velocity Verlet is stable below the critical step", "; ".join(parts), data=data)]
 
 
 # ============================================================================ checks: column
@@ -1575,9 +1576,24 @@ def check_column(ctx) -> list:
         data={"spheres": sim.n_spheres, "dt": sim.dt, "error_default_dt": a, "error_half_dt": b})]
 
 
-CHECKS = {"hysteresis": check_hysteresis, "impact": check_impact, "oblique": check_oblique,
-          "symmetry": check_symmetry, "continuity": check_continuity, "energy": check_energy,
-          "timestep": check_timestep, "column": check_column}
+#: the check functions of each group (each takes the context of :func:`make_context`, returns Checks)
+CHECKS = {"hysteresis": (check_hysteresis,), "impact": (check_impact,), "oblique": (check_oblique,),
+          "symmetry": (check_objectivity, check_swap, check_momentum), "continuity": (check_continuity,),
+          "energy": (check_work_energy, check_elastic_gradient),
+          "timestep": (check_convergence, check_critical_dt, check_stable_run), "column": (check_column,)}
+
+
+def make_context(model: ContactModel, *, material: Material | None = None, radius: float = 1e-3,
+                 quick: bool = False, debug: bool = False, speeds=None, angles=None, properties: dict | None = None,
+                 log: Callable[[str], None] | None = None) -> _Context:
+    """The settings and scales the checks share (the calibration runs here); for calling single
+    check functions (``CHECKS[group]``) by hand."""
+    if not isinstance(model, ContactModel):
+        raise InputError(f"validate() needs a contact model (a contactlab.models.ContactModel), got "
+                         f"{type(model).__name__}")
+    props = properties_for(model, properties)
+    return _Context(model, material or DEFAULT_PROBE_MATERIAL, radius, quick, debug, speeds, angles, props,
+                    closed_form_for(model), log)
 
 
 # ============================================================================ entry point
@@ -1622,31 +1638,30 @@ def validate(model: ContactModel, *, out=None, material: Material | None = None,
     ...                      groups=["symmetry"])                               # doctest: +SKIP
     >>> report.passed                                                            # doctest: +SKIP
     """
-    if not isinstance(model, ContactModel):
-        raise InputError(f"validate() needs a contact model (a contactlab.models.ContactModel), got "
-                         f"{type(model).__name__}")
     groups = tuple(GROUPS if groups is None else groups)
     bad = sorted(set(groups) - set(GROUPS))
     if bad:
         raise InputError(f"unknown check group(s) {', '.join(bad)}; groups: {', '.join(GROUPS)}")
-    material = material or DEFAULT_PROBE_MATERIAL
     start = _time.perf_counter()
-    props = properties_for(model, properties)
-    ctx = _Context(model, material, radius, quick, debug, speeds, angles, props, closed_form_for(model), log)
+    ctx = make_context(model, material=material, radius=radius, quick=quick, debug=debug, speeds=speeds,
+                       angles=angles, properties=properties, log=log)
+    material, props = ctx.material, ctx.props
     checks = []
     for group in GROUPS:
         if group not in groups:
             continue
-        (log or (lambda s: None))(f"{group} ...")
-        t0 = _time.perf_counter()
-        try:
-            found = CHECKS[group](ctx)
-        except (ContactlabError, RuntimeError, ValueError, ArithmeticError, IndexError) as exc:
-            found = [Check(f"{group}: the experiment failed", group, False, None, "", "the experiment runs",
-                           "-", f"{type(exc).__name__}: {exc}\n{traceback.format_exc(limit=3)}")]
-        for c in found:
-            c.data.setdefault("seconds", round(_time.perf_counter() - t0, 3))
-        checks.extend(found)
+        ctx.log(f"{group} ...")
+        for func in CHECKS[group]:
+            t0 = _time.perf_counter()
+            try:
+                found = func(ctx)
+            except (ContactlabError, RuntimeError, ValueError, ArithmeticError, IndexError) as exc:
+                found = [Check(f"{func.__name__[6:].replace('_', ' ')}: the experiment failed", group, False, None,
+                               "", "the experiment runs", "-",
+                               f"{type(exc).__name__}: {exc}\n{traceback.format_exc(limit=3)}")]
+            for c in found:
+                c.data.setdefault("seconds", round(_time.perf_counter() - t0, 3))
+            checks.extend(found)
     try:
         params = model.to_dict()
     except Exception:  # noqa: BLE001 - a user model's to_dict may fail; the values are enough

@@ -84,7 +84,19 @@ def render_figure(spec: dict) -> bytes:
     buf = io.BytesIO()
     fig.savefig(buf, format="png", dpi=DPI)
     plt.close(fig)
-    return buf.getvalue()
+    return _small_png(buf.getvalue())
+
+
+def _small_png(png: bytes) -> bytes:
+    """The same picture with a 64-colour palette (line plots need no more; 3-4 times smaller)."""
+    try:
+        from PIL import Image
+    except ImportError:  # pragma: no cover - Pillow comes with matplotlib
+        return png
+    image = Image.open(io.BytesIO(png)).convert("RGB").quantize(colors=64)
+    out = io.BytesIO()
+    image.save(out, format="PNG", optimize=True)
+    return out.getvalue() if out.tell() < len(png) else png
 
 
 def _value(c) -> str:
