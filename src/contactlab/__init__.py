@@ -23,6 +23,7 @@ from .materials import Material
 from .probe import ProbeResult, probe
 from .scene import Scene
 from .simulation import Simulation
+from .validation.battery import validate
 
 __version__ = "0.1.0"
 
@@ -47,5 +48,6 @@ __all__ = [
     "SceneFileError",
     "SimulationBlowUp",
     "StabilityError",
+    "validate",
     "__version__",
 ]
