@@ -118,9 +118,10 @@ class ModelProperties:
         spring-dashpot): the force jumps at touch at a finite approach speed; only its quasi-static
         part must then be continuous.
     sliding_friction : float or None
-        Coulomb coefficient of gross sliding on the repulsive normal force (the dynamic one), for
-        the rigid-body sliding limit of an oblique impact; ``None`` when the law's friction is not
-        plain Coulomb on the normal force (the limit is then drawn for comparison only).
+        Coulomb coefficient of gross sliding on the normal force (the dynamic one), for the
+        rigid-body sliding limit of an oblique impact (checked on the impacts in which the normal
+        force never pulls); ``None`` when the law's friction limit is not proportional to the
+        normal force (the limit is then drawn for comparison only).
     rolling_resistance : bool
         The law resists rolling with a couple (the rigid-body spin of a sliding impact then does
         not apply).
@@ -286,18 +287,18 @@ def _props_ssc(m) -> dict:
     # the hysteretic term k D^n (1 + |H| d'/v) pulls during restitution when |H| > 1
     strong = abs(_ssc_hysteresis_factor(m.impact_model, m.restitution_coefficient)) > 1.0
     pulls = adhesion or m.contact_damping > 0.0 or strong
+    # friction mu_d |f_n| (regularised below v_reg): plain Coulomb while the normal force does not pull
+    # (the oblique check uses only impacts in which it never pulled)
     return dict(adhesive=pulls, force_at_touch=-pull_off, force_at_separation=-pull_off,
-                viscous_at_touch=m.contact_damping > 0.0,
-                # friction acts on |f_n| (it also resists sliding while the contact pulls)
-                sliding_friction=None if pulls else m.dynamic_friction)
+                viscous_at_touch=m.contact_damping > 0.0, sliding_friction=m.dynamic_friction)
 
 
 def _props_luding(m) -> dict:
     pulls = m.ka_div_kn > 0.0 or m.visc_n > 0.0
     return dict(adhesive=pulls, viscous_at_touch=m.visc_n > 0.0,
                 # the sliding limit is tan_phi * dyn (f_n + k_c delta): with adhesion it is not
-                # proportional to the repulsive normal force
-                sliding_friction=None if pulls else m.tan_phi * m.dyn_div_stat,
+                # proportional to the normal force
+                sliding_friction=None if m.ka_div_kn > 0.0 else m.tan_phi * m.dyn_div_stat,
                 rolling_resistance=m.kr_div_kn > 0.0 and (m.stat_r > 0.0 or m.visc_r > 0.0))
 
 
@@ -759,7 +760,7 @@ def _run_wall_impact(sim, radius, gap0, vn, vt, limit, inertia) -> dict:
     """Step a one-sphere wall impact until the sphere has left the wall (or ``limit`` s)."""
     st = sim.state
     t, gaps = [sim.time], [float(st.positions[0, 2] - radius)]
-    fmax = 0.0
+    fmax, fmin = 0.0, math.inf
     started = ended = False
     ke0 = 0.5 * float(sim.model.mass[0]) * (vn * vn + vt * vt)
     while sim.time < limit:
@@ -767,7 +768,10 @@ def _run_wall_impact(sim, radius, gap0, vn, vt, limit, inertia) -> dict:
         g = float(st.positions[0, 2] - radius)
         t.append(sim.time)
         gaps.append(g)
-        fmax = max(fmax, float(st.forces[0, 2]))
+        fz = float(st.forces[0, 2])
+        fmax = max(fmax, fz)
+        if g < 0.0 or sim.n_contacts():
+            fmin = min(fmin, fz)
         started = started or g < 0.0
         if started and g > 0.0 and st.velocities[0, 2] > 0.0 and sim.n_contacts() == 0:
             ended = True
@@ -776,7 +780,7 @@ def _run_wall_impact(sim, radius, gap0, vn, vt, limit, inertia) -> dict:
     v, w = sim.velocities[0], sim.angular_velocities[0]
     inside = np.flatnonzero(gaps < 0.0)
     out = {"dt": sim.dt, "steps": sim.step, "max_overlap": float(-gaps.min()) if len(inside) else 0.0,
-           "max_force": fmax, "velocity": v, "spin": w, "captured": not ended}
+           "max_force": fmax, "min_force": fmin, "velocity": v, "spin": w, "captured": not ended}
     m = float(sim.model.mass[0])
     out["kinetic_ratio"] = (0.5 * m * float(v @ v) + 0.5 * inertia * float(w @ w)) / ke0
     if not ended:
@@ -962,7 +966,8 @@ def check_oblique(ctx) -> list:
         rows.append({"angle": angle, "vt": vt, "e_n": r["restitution"], "vx": float(v[0]), "vz": float(v[2]),
                      "spin": float(w[1]), "e_t": -slip_out / slip_in, "kinetic_ratio": r["kinetic_ratio"],
                      "rebound_angle": math.degrees(math.atan2(v[0], v[2])) if v[2] > 0 else float("nan"),
-                     "max_overlap": r["max_overlap"], "captured": r["captured"]})
+                     "max_overlap": r["max_overlap"], "captured": r["captured"],
+                     "pulled": r["min_force"] < 0.0})
     fig = "oblique.png"
     out = []
     ke = max(r["kinetic_ratio"] for r in rows)
@@ -975,7 +980,7 @@ def check_oblique(ctx) -> list:
     if mu is not None and mu > 0:
         for r in rows:
             impulse = mu * (1.0 + r["e_n"]) * vn        # rigid-body sliding: tangential impulse / m
-            r["sliding"] = r["vt"] > 2.0 * 3.5 * impulse and not r["captured"]
+            r["sliding"] = r["vt"] > 2.0 * 3.5 * impulse and not r["captured"] and not r["pulled"]
             if r["sliding"]:
                 dv_err = abs((r["vt"] - r["vx"]) - impulse) / impulse
                 spin_ref = 2.5 * impulse / ctx.radius
@@ -990,7 +995,8 @@ def check_oblique(ctx) -> list:
     elif not sliding:
         out.append(Check("gross sliding vs rigid-body Coulomb theory", "oblique", True, None, "",
                          "tangential impulse = mu (1 + e) m v_n", "Maw, Barber and Fawcett (1976)", figure=fig,
-                         not_applicable="no incident angle in gross sliding (tan(angle) > 7 mu (1 + e))"))
+                         not_applicable="no incident angle in gross sliding (tan(angle) > 7 mu (1 + e)) without "
+                                        "the normal force pulling"))
     else:
         dv = max(s[1] for s in sliding)
         spin_ok = True
@@ -1003,7 +1009,8 @@ def check_oblique(ctx) -> list:
                 f"{_fmt(s[0])} deg: {_fmt(s[2])} (lever-arm allowance {_fmt(s[3] + 1e-3)})" for s in sliding))
         out.append(Check(
             "gross sliding vs rigid-body Coulomb theory", "oblique", dv <= 1e-3 and spin_ok, dv, "relative",
-            "in gross sliding (tan(angle) > 7 mu (1 + e)): tangential velocity change = mu (1 + e) v_n within 1e-3; "
+            "in gross sliding (tan(angle) > 7 mu (1 + e)) with a normal force that never pulls: tangential velocity "
+            "change = mu (1 + e) v_n within 1e-3; "
             "rebound spin = 5/2 mu (1 + e) v_n / R within d_max/R + 1e-3 (the lever arm is R - d/2), unless the law "
             "resists rolling; e is the measured normal restitution",
             f"rigid-body Coulomb impact, Maw, Barber and Fawcett (1976); mu = {_fmt(mu)} from "
