@@ -49,6 +49,7 @@ def unloading_energy(delta, delta_0, k2, kc):
         cl.HistoryField("force", 1, "N", "normal force at the last evaluation"),
     ],
     dissipation_terms=("plastic",),
+    properties={"adhesive": True},      # for contactlab validate: the force may pull (adhesion)
 )
 def elastic_plastic_adhesive(g, p, h, dt):
     """Walton-Braun elastic-plastic normal force with Luding's adhesive branch."""

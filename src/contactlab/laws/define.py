@@ -127,7 +127,7 @@ def _check_names(law: str, kind: str, names) -> None:
 def contact_law(slot: str = "coupled", *, parameters=(), history=(), pair: Callable | None = None,
                 pair_fields=(), dissipation_terms=(), interaction_range: float = 0.0,
                 stability: Callable | None = None, default_dt_fraction: float = 0.2, name: str | None = None,
-                trusted: bool = False):
+                properties: dict | Callable | None = None, trusted: bool = False):
     """Turn a plain Python function into a contact law (see the module docstring for the slots).
 
     Parameters
@@ -158,6 +158,10 @@ def contact_law(slot: str = "coupled", *, parameters=(), history=(), pair: Calla
         ``dt=None`` in a simulation picks this fraction of the stability limit (default 0.2).
     name : str, optional
         The model's name (default: the function's).
+    properties : dict or callable, optional
+        What the law declares about itself for ``contactlab validate`` (e.g. ``{"adhesive": True}``,
+        or ``lambda values: {"sliding_friction": values["friction"]}``); see
+        :class:`contactlab.validation.battery.ModelProperties`.
 
     Returns a :class:`UserLaw` subclass; ``law(**parameter_values)`` is a contact model.
 
@@ -225,6 +229,7 @@ def contact_law(slot: str = "coupled", *, parameters=(), history=(), pair: Calla
             pair_fields=fields, pair_function=staticmethod(pair) if pair else None, law_terms=terms,
             interaction_range=reach, stability_function=staticmethod(stability) if stability else None,
             default_dt_fraction=float(default_dt_fraction), trusted=bool(trusted),
+            declared_properties=staticmethod(properties) if callable(properties) else dict(properties or {}),
             mixing={p.name: p.mixing for p in params if p.mixing},
         )
         cls = type(function.__name__, (UserLaw,), attrs)
@@ -287,6 +292,23 @@ class _Composed(ContactModel):
     def default_dt_fraction(self) -> float:  # type: ignore[override]
         return min(part.default_dt_fraction for _, part in self._slots())
 
+    def validation_properties(self) -> dict:
+        """What the slot laws declare for the validation battery (their ``properties``), merged:
+        adhesion, viscous force at touch and rolling resistance if any slot has them, the sliding
+        friction of the tangential slot."""
+        out: dict = {}
+        for slot, part in self._slots():
+            declared = part.declared_properties
+            values = declared(dict(part.values)) if callable(declared) else dict(declared)
+            for key, value in values.items():
+                if isinstance(value, bool):
+                    out[key] = out.get(key, False) or value
+                else:
+                    out[key] = value
+            if slot == "rolling":
+                out["rolling_resistance"] = True
+        return out
+
     def check(self) -> None:
         """Run every user-written slot law as plain Python on sample contacts and raise a
         :class:`~contactlab.errors.LawError` naming the law, the line and the bad value if one
@@ -310,6 +332,7 @@ class UserLaw(_Composed):
     interaction_range: ClassVar[float] = 0.0
     stability_function: ClassVar[Callable | None] = None
     trusted: ClassVar[bool] = False
+    declared_properties: ClassVar = {}
 
     def __init__(self, per_material: dict | None = None, **values):
         if type(self) is UserLaw:

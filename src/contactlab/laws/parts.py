@@ -62,7 +62,7 @@ def hertz(g, p, h, dt):
     return f, 0.4 * f * delta, 0.0, True, ()
 
 
-@contact_law("damping", trusted=True, parameters=[
+@contact_law("damping", trusted=True, properties={"viscous_at_touch": True}, parameters=[
     Parameter("coefficient", "N s/m", "viscous coefficient c", None, 0.0)])
 def viscous_damping(g, p, h, dt, elastic_force):
     """Linear dashpot ``c d'`` along the normal."""
@@ -84,7 +84,8 @@ def hunt_crossley_damping(g, p, h, dt, elastic_force):
     return f, ()
 
 
-@contact_law("tangential", trusted=True, parameters=[
+@contact_law("tangential", trusted=True, properties=lambda values: {"sliding_friction": values["friction"]},
+             parameters=[
     Parameter("stiffness", "N/m", "tangential stiffness k_t", None, 0.0, math.inf, False),
     Parameter("friction", "-", "Coulomb friction coefficient mu", None, 0.0),
     Parameter("damping", "N s/m", "tangential viscous coefficient", 0.0, 0.0)],
@@ -98,7 +99,7 @@ def coulomb_friction(g, p, h, dt, normal_force):
     return f, stored, diss, (xi,)
 
 
-@contact_law("rolling", trusted=True, parameters=[
+@contact_law("rolling", trusted=True, properties={"rolling_resistance": True}, parameters=[
     Parameter("stiffness", "N m/rad", "rolling stiffness k_r", None, 0.0, math.inf, False),
     Parameter("friction", "-", "rolling friction coefficient mu_r (torque limit mu_r R* F_n)", None, 0.0)],
     history=[HistoryField("rotation", 3, "rad", "elastic rolling rotation")])
