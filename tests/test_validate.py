@@ -248,3 +248,29 @@ def test_user_defined_law_goes_through_the_probe_checks():
               for c in f(ctx)]
     assert len(checks) == 9
     assert {c.name for c in checks if not c.passed} == {NORMAL_SPIN}
+
+
+def test_closed_forms_agree_with_independent_references():
+    """The battery's references against other derivations: Hertz-Mindlin with e = 1 is Hertz's
+    impact (Johnson, sec. 11.4); the linear spring-dashpot's closed-form duration agrees with the
+    1-DOF equation integrated numerically, and with e = 1 it is pi / omega; the requested
+    restitution is what the equation of motion gives."""
+    from contactlab.probe import DEFAULT_PROBE_MATERIAL as glass
+    from contactlab.validation import hertz_impact, linear_impact
+
+    r = 1e-3
+    m = glass.density * 4.0 / 3.0 * math.pi * r**3
+    e_star = glass.young / (2.0 * (1.0 - glass.poisson**2))
+    for v in (0.01, 0.3):
+        hm = battery.BUILTIN_CLOSED_FORMS[cl.models.HertzMindlin](cl.models.HertzMindlin(restitution=1.0, friction=0.0),
+                                                                 glass, r, v)
+        assert hm["duration"] == pytest.approx(hertz_impact(e_star, r, m, v)["duration"], rel=1e-6)
+    closed = battery.BUILTIN_CLOSED_FORMS[cl.models.LinearSpringDashpot]
+    elastic = closed(cl.models.LinearSpringDashpot(stiffness=2e3, restitution=1.0, friction=0.0), glass, r, 0.1)
+    assert elastic["duration"] == pytest.approx(linear_impact(2e3, m, 0.1)["duration"], rel=1e-12)
+    for e in (0.3, 0.5, 0.9):
+        model = cl.models.LinearSpringDashpot(stiffness=2e3, restitution=e, friction=0.0)
+        c = 2.0 * model.damping_ratio * math.sqrt(2e3 * m)
+        ode = battery._ode_impact(lambda d, v, _: max(2e3 * d + c * v, 0.0), m, 0.1, math.sqrt(m / 2e3))
+        assert closed(model, glass, r, 0.1)["duration"] == pytest.approx(ode["duration"], rel=1e-6)
+        assert ode["restitution"] == pytest.approx(e, rel=1e-6)
