@@ -101,7 +101,7 @@ def load_model(spec: str):
 
 
 def _validate(args) -> int:
-    from .errors import ContactlabError
+    from .errors import ContactlabError, InputError
     from .validation.battery import GROUPS, validate
 
     try:
@@ -109,6 +109,9 @@ def _validate(args) -> int:
         groups = None
         if args.groups:
             groups = [g.strip() for g in args.groups.split(",") if g.strip()]
+            bad = sorted(set(groups) - set(GROUPS))
+            if bad:
+                raise InputError(f"unknown check group(s) {', '.join(bad)}; groups: {', '.join(GROUPS)}")
         name = args.model.partition(":")[2].replace(".", "_")
         out = Path(args.out) if args.out else Path(f"validation-{name}")
         from .engine.codegen import is_compiled
@@ -120,6 +123,10 @@ def _validate(args) -> int:
         report = validate(model, out=out, quick=args.quick, radius=args.radius, groups=groups)
     except ContactlabError as exc:
         print(f"contactlab: error: {exc}", file=sys.stderr)
+        return 2
+    except ImportError as exc:
+        print(f"contactlab: error: the report's figures need matplotlib ({exc}); pip install -e \".[plot]\"",
+              file=sys.stderr)
         return 2
     for line in report.lines():
         print(line)
