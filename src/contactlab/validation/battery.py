@@ -1381,12 +1381,20 @@ def check_convergence(ctx) -> list:
                                              "extrapolated": study[k]["extrapolated"]}
                                          for k in ("restitution", "duration")} | {"steps": study["steps"]}))
         ns = np.array(study["steps"], dtype=float)
+        default = study["default"]
+        n_default = default["duration"] / default["dt"]
+        panels = []
+        for key, unit in (("restitution", "e"), ("duration", "t_c (s)")):
+            x = study[key]["values"]
+            panels.append(_panel(key, "steps per contact", unit, [
+                _series(ns, x, "measured", "points"),
+                _series([ns[0], ns[-1]], [study[key]["extrapolated"]] * 2, "extrapolated to dt -> 0", "dashed"),
+                _series([n_default], [default[key]], "default time step", "points")], xscale="log"))
+        panels.append(_panel("change per halving of dt", "steps per contact", "|change| / value", [
+            _series(ns[1:], study[key]["differences"] / abs(study[key]["values"][-1]), key, "points")
+            for key in ("restitution", "duration")], xscale="log", yscale="log"))
         ctx.figures.append(dict(name="timestep", title=f"Impact at {_fmt(ctx.v_ref)} m/s against the time step",
-                                panels=[_panel(f"{key}: change per halving", "steps per contact",
-                                               f"|change| / {key}", [_series(ns[1:], study[key]["differences"]
-                                                                             / abs(study[key]["values"][-1]),
-                                                                             "measured", "points")],
-                                               xscale="log", yscale="log") for key in ("restitution", "duration")]))
+                                panels=panels))
     return out
 
 

@@ -44,6 +44,8 @@ def render_figure(spec: dict) -> bytes:
     import numpy as np
 
     plt = _plt()
+    from matplotlib.ticker import NullFormatter
+
     panels = spec["panels"]
     n = max(len(panels), 1)
     cols = min(n, 3)
@@ -70,6 +72,8 @@ def render_figure(spec: dict) -> bytes:
                 ax.plot(x[keep], y[keep], "-", lw=1.2, label=s.get("label"))
         ax.set_xscale(panel.get("xscale", "linear"))
         ax.set_yscale(panel.get("yscale", "linear"))
+        if panel.get("xscale") == "log":
+            ax.xaxis.set_minor_formatter(NullFormatter())
         ax.set_title(panel.get("title", ""), fontsize=9)
         ax.set_xlabel(panel.get("xlabel", ""), fontsize=8)
         ax.set_ylabel(panel.get("ylabel", ""), fontsize=8)
