@@ -228,7 +228,8 @@ def test_objectivity_rigid_rotation_of_a_loaded_pair():
     model = cl.models.Luding(k2_hat=3e3, ka_div_kn=0.1, visc_r=0.0, visc_w=0.0, tan_phi=0.5, stat_r=0.5, stat_w=0.5)
     p = model.pair_table((GLASS,))[0, 0]
     g = next(_random_geometries(np.random.default_rng(2), 1))
-    g.update(overlap=2e-5, normal=np.array([0.0, 0.0, 1.0]), rel_velocity=np.zeros(3), rel_angular_velocity=np.zeros(3))
+    g.update(overlap=2e-5, normal=np.array([0.0, 0.0, 1.0]), rel_velocity=np.zeros(3), rel_angular_velocity=np.zeros(3),
+             pair_rotation=np.zeros(3))
     h = (0.0,) * model.history_size
     for _ in range(5):  # small elastic loading in every sense
         g.update(rel_displacement=np.array([1e-7, 2e-7, 0.0]), rel_rotation=np.array([1e-5, -2e-5, 3e-5]))

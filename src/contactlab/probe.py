@@ -6,7 +6,9 @@ the local ``z`` axis: the overlap ``delta(t)`` (m), the tangential displacement 
 rotation ``theta(t)`` (rad) of ``j`` relative to ``i`` (``x``, ``y`` roll, ``z`` twists).  An
 optional rigid rotation ``frame(t)`` (local to global, 3x3) turns the whole pair; a rigid rotation
 moves the two material points together, so it adds no relative displacement, only a turning
-normal (what an objective law must follow).
+normal and the turn of the pair (``pair_rotation``: the frame's rotation; the frame is the pair's
+mean frame, the bodies turn by minus and plus half their relative rotation about it), which an
+objective law must follow.
 
 From the samples ``k = 0..T`` the probe builds the contact-geometry record of every sample exactly
 as the engine does (:mod:`contactlab.geometry.record`): increments ``rel_displacement`` and
@@ -237,6 +239,14 @@ def probe(model: ContactModel, overlap, *, tangential=None, rotation=None, frame
     rel_disp = np.einsum("kij,kj->ki", rot, increments)
     rel_vel = np.einsum("kij,kj->ki", rot, rate)
     rel_rot = np.einsum("kij,kj->ki", rot, d_theta)
+    # the frame is the pair's mean frame (the bodies turn by -/+ half the relative rotation
+    # about it): the pair's turn is the frame's, the same from either body's side
+    from scipy.spatial.transform import Rotation
+
+    turn = np.zeros((n, 3))
+    if n > 1:
+        turn[1:] = Rotation.from_matrix(np.einsum("kij,klj->kil", rot[1:], rot[:-1])).as_rotvec()
+    pair_rot = turn
     rel_w = np.einsum("kij,kj->ki", rot, spin)
     branch_i = (r_i - 0.5 * delta)[:, None] * g
     branch_j = np.zeros((n, 3)) if wall else -(r_j - 0.5 * delta)[:, None] * g
@@ -258,6 +268,7 @@ def probe(model: ContactModel, overlap, *, tangential=None, rotation=None, frame
         branch_i=np.ascontiguousarray(branch_i), branch_j=np.ascontiguousarray(branch_j),
         rel_velocity=np.ascontiguousarray(rel_vel), rel_angvel=np.ascontiguousarray(rel_w),
         rel_disp=np.ascontiguousarray(rel_disp), rel_rot=np.ascontiguousarray(rel_rot),
+        pair_rot=np.ascontiguousarray(pair_rot),
         radius_i=np.full(n, r_i), radius_j=np.full(n, r_j), radius=np.full(n, r_star), mass=np.full(n, m_star),
         dt=steps)
     force = np.zeros((n, 3))
@@ -280,7 +291,8 @@ def probe(model: ContactModel, overlap, *, tangential=None, rotation=None, frame
 
         _compiled(model, kernels.probe,columns["normal"], delta, columns["contact_point"], columns["branch_i"], columns["branch_j"],
                       columns["rel_velocity"], columns["rel_angvel"], columns["rel_disp"], columns["rel_rot"],
-                      columns["radius_i"], columns["radius_j"], columns["radius"], columns["mass"], steps, params,
+                      columns["radius_i"], columns["radius_j"], columns["radius"], columns["mass"], columns["pair_rot"],
+                      steps, params,
                       hist0, chain, force, couple, stored, diss, active, hist_out, per_term)
     d_terms = per_term[:, layout.N_OWN:] if terms else diss[:, None].copy()
     return ProbeResult(time=t, overlap=delta, normal=g, frame=rot, force=force, couple=couple, stored_energy=stored,
@@ -303,7 +315,7 @@ def _probe_python(model, c, params, hist0, chain, force, couple, stored, diss, a
                             tuple(c["branch_i"][t]), tuple(c["branch_j"][t]), tuple(c["rel_velocity"][t]),
                             tuple(c["rel_angvel"][t]), tuple(c["rel_disp"][t]), tuple(c["rel_rot"][t]),
                             float(c["radius_i"][t]), float(c["radius_j"][t]), float(c["radius"][t]),
-                            float(c["mass"][t]))
+                            float(c["mass"][t]), tuple(c["pair_rot"][t]))
         f, m, energy, d, act, h_new = law(g, params, tuple(float(x) for x in work[:size]), float(c["dt"][t]))
         work[:size] = h_new
         if n_terms:

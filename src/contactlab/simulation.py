@@ -51,8 +51,9 @@ class Simulation:
         The contact law, e.g. ``cl.models.HertzMindlin(restitution=0.5, friction=0.5)``.
     dt : float or None
         Time step, s.  ``None`` picks the model's ``default_dt_fraction`` (0.35 for Hertz-Mindlin,
-        0.15 for the linear spring-dashpot) times the stability limit; a value above the limit
-        raises :class:`~contactlab.errors.StabilityError`.
+        0.15 for the linear spring-dashpot) times the stability limit, and no more than the model's
+        accuracy limit where it has one (the spec-000 contact's regularized friction); a value above
+        the stability limit raises :class:`~contactlab.errors.StabilityError`.
     skin : float, optional
         Neighbour-list skin, m; default 0.4 times the smallest radius.
     max_overlap : float
@@ -205,6 +206,8 @@ class Simulation:
                     f"the start; at most {100 * tol:.3g}% is allowed (initial_overlap_tolerance={tol:g})")
 
     def _stability_limit(self) -> tuple[float, str]:
+        #: the model's accuracy limit (e.g. a stiff regularized friction), which dt=None respects
+        self._accuracy_limit = math.inf
         m = self.model
         free = ~m.fixed
         # representatives: per material, the two smallest free spheres and the smallest fixed one
@@ -227,6 +230,9 @@ class Simulation:
                 limit = self.contact_model.stability_limit(case)
                 if limit < best:
                     best, where = limit, f"sphere {pa} (radius {ra:g} m) against {label}"
+                accuracy = getattr(self.contact_model, "accuracy_limit", None)
+                if accuracy is not None:
+                    self._accuracy_limit = min(self._accuracy_limit, float(accuracy(case)))
         return best, where
 
     # ------------------------------------------------------------------ time step
@@ -242,7 +248,7 @@ class Simulation:
             if not math.isfinite(limit):
                 raise InputError("dt=None: no contact can occur in this scene, so there is no stability limit to "
                                  "derive a time step from; give dt explicitly")
-            value = self._default_dt_fraction() * limit
+            value = min(self._default_dt_fraction() * limit, self._accuracy_limit)
         value = as_positive("dt", value, "s")
         if value > limit:
             raise StabilityError(

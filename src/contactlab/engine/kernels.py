@@ -537,7 +537,7 @@ def evaluate_forces(pos, vel, angvel, quat, force, torque, vel_pred, angvel_pred
 
 @kernel
 def probe(normal, overlap, contact_point, branch_i, branch_j, rel_velocity, rel_angvel, rel_disp, rel_rot,
-          radius_i, radius_j, radius, mass, dt, params, hist0, chain, force, couple, stored, dissipation, active,
+          radius_i, radius_j, radius, mass, pair_rot, dt, params, hist0, chain, force, couple, stored, dissipation, active,
           hist_out, terms):
     """Evaluate the law on ``T`` prescribed contact-geometry records, without a simulation.
 
@@ -562,7 +562,8 @@ def probe(normal, overlap, contact_point, branch_i, branch_j, rel_velocity, rel_
                             (rel_angvel[t, 0], rel_angvel[t, 1], rel_angvel[t, 2]),
                             (rel_disp[t, 0], rel_disp[t, 1], rel_disp[t, 2]),
                             (rel_rot[t, 0], rel_rot[t, 1], rel_rot[t, 2]),
-                            radius_i[t], radius_j[t], radius[t], mass[t])
+                            radius_i[t], radius_j[t], radius[t], mass[t],
+                            (pair_rot[t, 0], pair_rot[t, 1], pair_rot[t, 2]))
         f, m, energy, diss, act, h_new = LAW(g, params, _load_history(work, 0), dt[t])
         _store_history(work, 0, h_new)
         dissipation[t] = _book_dissipation(terms, t, work, 0, diss)

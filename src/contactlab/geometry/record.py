@@ -22,6 +22,11 @@ Conventions (written once, here):
   the step.  Springs (tangential, rolling, twisting) accumulate these: they are the exact
   increments of the integrator, so a spring stores exactly the work done on it.  Dashpots use
   the velocities.  Both are zero for an evaluation that does not advance time.
+* ``pair_rotation`` (rad) is how far the pair as a whole turned during the step:
+  ``dt (omega_i + omega_j) / 2`` at the middle of the step (a wall does not turn).  Stored
+  tangent-plane vectors (springs, bond forces) turn with the pair about the normal by
+  ``pair_rotation . normal``; a rigidly rotating loaded contact then keeps its force in the
+  contact's frame (objectivity).  Zero for an evaluation that does not advance time.
 * ``radius_i``, ``radius_j`` (m): radii of curvature at the contact (``inf`` for a wall);
   ``radius`` (m): the effective radius ``R* = r_i r_j / (r_i + r_j)`` (``r_i`` for a wall).
 * ``mass`` (kg): the effective mass ``m* = m_i m_j / (m_i + m_j)``, where a wall or a fixed sphere
@@ -52,6 +57,7 @@ GEOMETRY_FIELDS = (
     "radius_j",
     "radius",
     "mass",
+    "pair_rotation",
 )
 
 ContactGeometry = namedtuple("ContactGeometry", GEOMETRY_FIELDS)

@@ -35,5 +35,5 @@ def sphere_sphere(xi, xj, ri, rj, inv_mi, inv_mj, vi, vj, wi, wj, mvi, mvj, mwi,
     inv_m = inv_mi + inv_mj
     mass = 1.0 / inv_m if inv_m > 0.0 else math.inf
     geom = ContactGeometry(n, overlap, c, bi, bj, rel_v, sub(wj, wi), rel_d, scale(dt, sub(mwj, mwi)),
-                           ri, rj, ri * rj / (ri + rj), mass)
+                           ri, rj, ri * rj / (ri + rj), mass, scale(0.5 * dt, add(mwi, mwj)))
     return geom, ok

@@ -29,5 +29,5 @@ def sphere_wall(xi, ri, inv_mi, vi, wi, mvi, mwi, wall_point, wall_normal, wall_
     rel_d = scale(dt, sub(wall_velocity, add(mvi, cross(mwi, bi))))
     mass = 1.0 / inv_mi if inv_mi > 0.0 else math.inf
     geom = ContactGeometry(n, overlap, c, bi, bj, rel_v, scale(-1.0, wi), rel_d, scale(-dt, mwi),
-                           ri, math.inf, ri, mass)
+                           ri, math.inf, ri, mass, scale(0.5 * dt, mwi))
     return geom, True

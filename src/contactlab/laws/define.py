@@ -788,7 +788,8 @@ def _trial_geometry(overlap, radius=1e-3):
     dt = 1e-6
     mass = 0.5 * 4.0 / 3.0 * math.pi * radius**3 * 2500.0
     return ContactGeometry(n, overlap, bi, bi, (0.0, 0.0, -(radius - 0.5 * overlap)), v, (3.0, -2.0, 5.0),
-                           tuple(dt * x for x in v), (3e-6, -2e-6, 5e-6), radius, radius, 0.5 * radius, mass)
+                           tuple(dt * x for x in v), (3e-6, -2e-6, 5e-6), radius, radius, 0.5 * radius, mass,
+                           (1e-6, 2e-6, -4e-6))
 
 
 def _is_number(x) -> bool:

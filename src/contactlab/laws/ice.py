@@ -12,8 +12,8 @@ Pair quantities (``l_i``, ``l_j``: the radii; a wall counts as a mirror image of
   ``T_rb = beta_r beta_t c_n A^(3/2)``.
 
 Forces: normal ``f_n = k_n (delta - delta_rest)`` (> 0 compressive), with ``delta_rest`` the overlap
-when the bond was made (zero force at bonding) or, for an unbonded contact, when it formed (as
-WooDEM's initial equilibrium); shear force, twisting and rolling torques are incremental springs
+when the bond was made (zero force at bonding), zero for a contact that was never bonded (its
+force follows the geometric overlap); shear force, twisting and rolling torques are incremental springs
 (``F += k du`` on the exact relative displacement and rotation increments), carried with the
 contact frame.
 
@@ -108,10 +108,10 @@ def law(g, p, h, dt):
     state = h[0]
     bonded = state > 0.0
     delta = g.overlap
-    if h[2] == 0.0:  # a new contact: unbonded, at rest where it formed
+    if h[2] == 0.0:  # a new contact: a bond's rest overlap, or the geometric overlap's zero
         if not bonded and delta < 0.0:
             return z, z, 0.0, none, False, zero_h
-        rest = delta if not bonded else h[1]
+        rest = 0.0 if not bonded else h[1]
     else:
         rest = h[1]
     n = g.normal
@@ -120,8 +120,9 @@ def law(g, p, h, dt):
     du = g.rel_displacement
     dth = g.rel_rotation
     # old forces carried with the contact frame, the step's increments, trial forces (incremental springs)
-    ft_old = follow_frame((h[3], h[4], h[5]), n)
-    tr_old = follow_frame((h[7], h[8], h[9]), n)
+    twist = dot(g.pair_rotation, n)
+    ft_old = follow_frame((h[3], h[4], h[5]), n, twist)
+    tr_old = follow_frame((h[7], h[8], h[9]), n, twist)
     tw_old = scale(h[6], n)
     d_t = tangential_part(du, n)
     d_r = tangential_part(dth, n)
@@ -375,7 +376,7 @@ def reference_law(geometry: dict, params, hist, dt):
     if h[2] == 0:
         if not bonded and delta < 0:
             return zero, zero, 0.0, (0.0, 0.0, 0.0, 0.0), False, np.zeros(HISTORY_SIZE)
-        rest = delta if not bonded else h[1]
+        rest = 0.0 if not bonded else h[1]
     else:
         rest = h[1]
     n = g["normal"]
@@ -390,7 +391,8 @@ def reference_law(geometry: dict, params, hist, dt):
         return energy(f_old, k) + 0.5 * (f_old + f_new) @ inc - energy(f_new, k)
 
     f_n = kn * (delta - rest)
-    old = [follow_frame_reference(h[3:6], n), h[6] * n, follow_frame_reference(h[7:10], n)]
+    twist = g["pair_rotation"] @ n
+    old = [follow_frame_reference(h[3:6], n, twist), h[6] * n, follow_frame_reference(h[7:10], n, twist)]
     inc = [tang(g["rel_displacement"]), (g["rel_rotation"] @ n) * n, tang(g["rel_rotation"])]
     stiff = [kt, kw, kr]
     new = [old[q] + stiff[q] * inc[q] for q in range(3)]

@@ -158,12 +158,13 @@ def law(g, p, h, dt):
     base = max(f_n + kc * delta, 0.0)
     dyn = p[DYN]
     # tangential (2-D)
-    xi_t = follow_frame((h[1], h[2], h[3]), n)
+    twist = dot(g.pair_rotation, n)
+    xi_t = follow_frame((h[1], h[2], h[3]), n, twist)
     f_t, xi_t, e_t, vt, pt = coulomb_slider(xi_t, tangential_part(g.rel_displacement, n), tangential_part(g.rel_velocity, n),
                                             dt, p[KT_DIV] * k2_hat, p[VISC_T], p[TAN_PHI] * base, dyn)
     # rolling (2-D) and twisting (1-D, along the normal) on the relative rotation
     kr = p[KR_DIV] * k2_hat * a12 * a12
-    xi_r = follow_frame((h[4], h[5], h[6]), n)
+    xi_r = follow_frame((h[4], h[5], h[6]), n, twist)
     m_r, xi_r, e_r, vr, pr = coulomb_slider(xi_r, tangential_part(g.rel_rotation, n),
                                             tangential_part(g.rel_angular_velocity, n), dt, kr, p[VISC_R],
                                             p[STAT_R] * base * a12, dyn) if kr > 0.0 else (z, z, 0.0, 0.0, 0.0)
@@ -317,12 +318,13 @@ def reference_law(geometry: dict, params, hist, dt):
     def tang(v):
         return v - (v @ n) * n
 
-    f_t, xt, et, vt, pt = coulomb_slider_reference(follow_frame_reference(h[1:4], n), tang(g["rel_displacement"]),
+    twist = g["pair_rotation"] @ n
+    f_t, xt, et, vt, pt = coulomb_slider_reference(follow_frame_reference(h[1:4], n, twist), tang(g["rel_displacement"]),
                                                    tang(g["rel_velocity"]), dt, p[KT_DIV] * k2_hat, p[VISC_T],
                                                    p[TAN_PHI] * base, p[DYN])
     kr = p[KR_DIV] * k2_hat * a12**2
     if kr > 0:
-        m_r, xr, er, vr, pr = coulomb_slider_reference(follow_frame_reference(h[4:7], n), tang(g["rel_rotation"]),
+        m_r, xr, er, vr, pr = coulomb_slider_reference(follow_frame_reference(h[4:7], n, twist), tang(g["rel_rotation"]),
                                                        tang(g["rel_angular_velocity"]), dt, kr, p[VISC_R],
                                                        p[STAT_R] * base * a12, p[DYN])
     else:

@@ -74,9 +74,10 @@ def bond_part(g, p, h, dt):
     du = g.rel_displacement
     dth = g.rel_rotation
     f_n = h[1] - kn * dot(du, n)  # the gap grows by du . n: tension
-    f_s = axpy(ks, tangential_part(du, n), follow_frame((h[2], h[3], h[4]), n))
+    twist = dot(g.pair_rotation, n)
+    f_s = axpy(ks, tangential_part(du, n), follow_frame((h[2], h[3], h[4]), n, twist))
     m_t = h[5] + kt * dot(dth, n)
-    m_b = axpy(kb, tangential_part(dth, n), follow_frame((h[6], h[7], h[8]), n))
+    m_b = axpy(kb, tangential_part(dth, n), follow_frame((h[6], h[7], h[8]), n, twist))
     stored = 0.5 * (f_n * f_n / kn + dot(f_s, f_s) / ks + m_t * m_t / kt + dot(m_b, m_b) / kb)
     sigma = -f_n / area + math.sqrt(dot(m_b, m_b)) * rb / inertia
     tau = math.sqrt(dot(f_s, f_s)) / area + abs(m_t) * rb / polar
@@ -214,9 +215,12 @@ class ParallelBond(ContactModel):
                     k_twist=self.shear_stiffness * 2 * inertia)
 
     def stability_limit(self, case: PairCase) -> float:
-        dt = self.contact.stability_limit(case)
+        """The bond's and the contact's springs act in parallel, so their squared frequencies add:
+        ``1/dt^2 = 1/dt_bond^2 + 1/dt_contact^2`` (each the smallest over its senses)."""
+        dt_contact = self.contact.stability_limit(case)
         if not (math.isfinite(case.radius_i) and math.isfinite(case.radius_j)):
-            return dt  # walls are never bonded
+            return dt_contact  # walls are never bonded
+        dt = math.inf
         b = self.bond_properties(case.radius_i, case.radius_j)
         m, mt = case.mass, case.tangential_mass
         rot = 0.4 * m * min(case.radius_i, case.radius_j) ** 2
@@ -227,7 +231,7 @@ class ParallelBond(ContactModel):
         for k in (b["k_bend"], b["k_twist"]):
             if math.isfinite(inertia):
                 dt = min(dt, verlet_limit(math.sqrt(k / inertia), zeta * math.sqrt(min(rot / inertia, 1.0))))
-        return dt
+        return 1.0 / math.sqrt(dt**-2 + dt_contact**-2)
 
     def initial_bond_history(self, pairs: dict, params: np.ndarray) -> np.ndarray:
         h = np.zeros((len(pairs["overlap"]), self.history_size))
@@ -259,9 +263,10 @@ def reference_law(geometry: dict, params, hist, dt, contact_reference):
             return v - (v @ n) * n
 
         f_n = hb[1] - kn * (g["rel_displacement"] @ n)
-        f_s = follow_frame_reference(hb[2:5], n) + ks * tang(g["rel_displacement"])
+        twist = g["pair_rotation"] @ n
+        f_s = follow_frame_reference(hb[2:5], n, twist) + ks * tang(g["rel_displacement"])
         m_t = hb[5] + kt * (g["rel_rotation"] @ n)
-        m_b = follow_frame_reference(hb[6:9], n) + kb * tang(g["rel_rotation"])
+        m_b = follow_frame_reference(hb[6:9], n, twist) + kb * tang(g["rel_rotation"])
         energy = 0.5 * (f_n**2 / kn + f_s @ f_s / ks + m_t**2 / kt + m_b @ m_b / kb)
         sigma = -f_n / area + np.linalg.norm(m_b) * rb / inertia
         tau = np.linalg.norm(f_s) / area + abs(m_t) * rb / (2 * inertia)

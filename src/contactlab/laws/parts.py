@@ -93,7 +93,7 @@ def hunt_crossley_damping(g, p, h, dt, elastic_force):
 def coulomb_friction(g, p, h, dt, normal_force):
     """Spring-slider: ``F_t = k_t xi + gamma xi'`` while ``|F_t| <= mu F_n``, sliding at ``mu F_n``."""
     n = g.normal
-    f, xi, stored, diss = spring_slider(h.displacement, n, tangential_part(g.rel_displacement, n),
+    f, xi, stored, diss = spring_slider(h.displacement, n, dot(g.pair_rotation, n), tangential_part(g.rel_displacement, n),
                                         tangential_part(g.rel_velocity, n), dt, p.stiffness, p.stiffness, p.damping,
                                         p.friction * max(normal_force, 0.0))
     return f, stored, diss, (xi,)
@@ -106,7 +106,7 @@ def coulomb_friction(g, p, h, dt, normal_force):
 def rolling_resistance(g, p, h, dt, normal_force):
     """Elastic-plastic rolling resistance on the tangential part of the relative rotation."""
     n = g.normal
-    m, theta, stored, diss = spring_slider(h.rotation, n, tangential_part(g.rel_rotation, n),
+    m, theta, stored, diss = spring_slider(h.rotation, n, dot(g.pair_rotation, n), tangential_part(g.rel_rotation, n),
                                            tangential_part(g.rel_angular_velocity, n), dt, p.stiffness, p.stiffness,
                                            0.0, p.friction * g.radius * max(normal_force, 0.0))
     return m, stored, diss, (theta,)

@@ -289,10 +289,13 @@ class SphereSphereContact(ContactModel):
         """Normal oscillation at the reference overlap with the dashpot and the hysteretic damping.
 
         Stiffness ``n k delta_ref^(n-1)`` (``k = k_2`` for the Edinburgh model, whose unloading is
-        stiffer); hysteretic damping coefficient ``|lambda| delta_ref^n`` for the impact that
-        reaches ``delta_ref`` (its impact speed from energy conservation, or the minimum impact
-        velocity if larger).  Regularized friction is a bounded force (``mu_d |f_n|``): too large
-        a step makes it chatter in stick but cannot blow up, so it does not enter the limit.
+        stiffer); hysteretic damping coefficient ``|lambda| k delta_ref^n / v_imp``.  The slowest
+        impact that can end at ``delta_ref`` is one that forms at the minimum impact velocity and is
+        then pressed further (a sphere under a load): with ``minimum_impact_velocity > 0`` that
+        speed is used, otherwise (the spec's default, an unbounded coefficient) the speed of an
+        impact that reaches ``delta_ref`` by its own momentum.  Regularized friction is a bounded
+        force (``mu_d |f_n|``): too large a step makes it chatter in stick but cannot blow up, so
+        it does not enter this limit (see :meth:`accuracy_limit`).
         """
         k_c = self.contact_stiffness
         if k_c == 0.0 and self.contact_damping == 0.0:
@@ -309,10 +312,23 @@ class SphereSphereContact(ContactModel):
         factor = impact_factor(self.impact_model, self.restitution_coefficient)
         if factor != 0.0 and k_c > 0.0:
             v0 = math.sqrt(2.0 * k_c * d ** (n + 1.0) / ((n + 1.0) * m)) if math.isfinite(m) else math.inf
-            v_ref = max(v0, self.minimum_impact_velocity)
+            v_ref = self.minimum_impact_velocity if self.minimum_impact_velocity > 0.0 else v0
             if math.isfinite(v_ref) and v_ref > 0.0:
                 c += abs(factor) * k_c * d**n / v_ref
         return verlet_limit(omega, c / (2.0 * math.sqrt(k_eff * m)))
+
+    def accuracy_limit(self, case: PairCase) -> float:
+        """Largest step that integrates the regularized friction faithfully (s): below ``v_reg`` it
+        is a tangential dashpot of coefficient ``mu_d f_n / v_reg`` (``f_n`` at the reference
+        overlap) on the effective mass of sliding, resolved while ``dt <= 2 m_t / c``.  A simulation's
+        default step (``dt=None``) stays below it; a step given explicitly may exceed it (the force
+        is bounded: it chatters in stick instead of blowing up; sliding is unaffected)."""
+        if not (self.dynamic_friction > 0.0 and self.friction_proportional_zone > 0.0):
+            return math.inf
+        n = self.contact_stiffness_exponent
+        k = self.k2 if self.edinburgh else self.contact_stiffness
+        c_t = self.dynamic_friction * k * case.overlap**n / self.friction_proportional_zone
+        return 2.0 * case.tangential_mass / c_t if c_t > 0.0 else math.inf
 
 
 def reference_law(geometry: dict, params, hist, dt):

@@ -33,20 +33,22 @@ from __future__ import annotations
 import math
 
 from .._jit import jit
-from ..vec import axpy, dot, scale, tangential_part
+from ..vec import axpy, cross, dot, scale, tangential_part
 
 __all__ = ["spring_slider", "friction_senses", "spring_slider_reference", "friction_senses_reference", "follow_frame",
            "coulomb_slider", "follow_frame_reference", "coulomb_slider_reference"]
 
 
 @jit
-def spring_slider(xi, normal, increment, rate, dt, k, k_old, gamma, limit):
+def spring_slider(xi, normal, twist, increment, rate, dt, k, k_old, gamma, limit):
     """Advance a spring-slider: elastic displacement ``xi`` in, new ``xi`` out.
 
     Parameters
     ----------
     xi : 3-tuple, elastic displacement (m) or rotation (rad) of the previous step (history)
     normal : 3-tuple, unit contact normal
+    twist : float, rotation (rad) of the pair about the normal during the step
+        (``pair_rotation . normal``): the stored vector turns with the pair
     increment : 3-tuple, relative displacement (m) or rotation (rad) during the step
     rate : 3-tuple, relative velocity (m/s) or angular velocity (rad/s) at the force time
     dt : float, s
@@ -62,7 +64,7 @@ def spring_slider(xi, normal, increment, rate, dt, k, k_old, gamma, limit):
     old2 = dot(xi, xi)
     if old2 > 0.0:
         # rotate into the tangent plane keeping the length, and rescale for the stiffness change
-        xi = tangential_part(xi, normal)
+        xi = tangential_part(axpy(twist, cross(normal, xi), xi), normal)
         new2 = dot(xi, xi)
         ratio = k_old / k if k_old > 0.0 else 1.0
         xi = scale(math.sqrt(old2 * ratio / new2), xi) if new2 > 0.0 else scale(0.0, xi)
@@ -94,12 +96,13 @@ def friction_senses(g, xi_t, xi_r, dt, f_n, k_t, k_t_old, gamma_t, mu, mu_r):
     Returns ``(tangential force on i, couple on i, new xi_t, new xi_r, stored energy, dissipation)``.
     """
     n = g.normal
-    f_t, xi_t, energy, diss = spring_slider(xi_t, n, tangential_part(g.rel_displacement, n),
+    twist = dot(g.pair_rotation, n)
+    f_t, xi_t, energy, diss = spring_slider(xi_t, n, twist, tangential_part(g.rel_displacement, n),
                                             tangential_part(g.rel_velocity, n), dt, k_t, k_t_old, gamma_t, mu * f_n)
     couple = (0.0, 0.0, 0.0)
     if mu_r > 0.0:
         r2 = g.radius * g.radius
-        couple, xi_r, e_r, d_r = spring_slider(xi_r, n, tangential_part(g.rel_rotation, n),
+        couple, xi_r, e_r, d_r = spring_slider(xi_r, n, twist, tangential_part(g.rel_rotation, n),
                                                tangential_part(g.rel_angular_velocity, n), dt, k_t * r2,
                                                k_t_old * r2, 0.0, mu_r * g.radius * f_n)
         energy += e_r
@@ -107,7 +110,7 @@ def friction_senses(g, xi_t, xi_r, dt, f_n, k_t, k_t_old, gamma_t, mu, mu_r):
     return f_t, couple, xi_t, xi_r, energy, diss
 
 
-def spring_slider_reference(xi, normal, increment, rate, dt, k, k_old, gamma, limit):
+def spring_slider_reference(xi, normal, twist, increment, rate, dt, k, k_old, gamma, limit):
     """Plain NumPy twin of :func:`spring_slider`; returns ``(f, xi_new, stored, dissipation)``."""
     import numpy as np
 
@@ -117,6 +120,7 @@ def spring_slider_reference(xi, normal, increment, rate, dt, k, k_old, gamma, li
     increment = np.asarray(increment, dtype=float)
     old = np.linalg.norm(xi)
     if old > 0:
+        xi = xi + twist * np.cross(n, xi)
         xi = xi - np.dot(xi, n) * n
         new = np.linalg.norm(xi)
         xi = xi * (old / new) if new > 0 else 0.0 * xi
@@ -146,13 +150,14 @@ def friction_senses_reference(g: dict, hist, dt, f_n, k_t, k_t_old, gamma_t, mu,
         v = np.asarray(v, dtype=float)
         return v - (v @ n) * n
 
-    f_t, hist[0:3], energy, diss = spring_slider_reference(hist[0:3], n, tangential(g["rel_displacement"]),
+    twist = g["pair_rotation"] @ n
+    f_t, hist[0:3], energy, diss = spring_slider_reference(hist[0:3], n, twist, tangential(g["rel_displacement"]),
                                                             tangential(g["rel_velocity"]), dt, k_t, k_t_old,
                                                             gamma_t, mu * f_n)
     couple = np.zeros(3)
     if mu_r > 0:
         r2 = g["radius"] ** 2
-        couple, hist[3:6], e_r, d_r = spring_slider_reference(hist[3:6], n, tangential(g["rel_rotation"]),
+        couple, hist[3:6], e_r, d_r = spring_slider_reference(hist[3:6], n, twist, tangential(g["rel_rotation"]),
                                                                tangential(g["rel_angular_velocity"]), dt, k_t * r2,
                                                                k_t_old * r2, 0.0, mu_r * g["radius"] * f_n)
         energy += e_r
@@ -167,12 +172,14 @@ def friction_senses_reference(g: dict, hist, dt, f_n, k_t, k_t_old, gamma_t, mu,
 
 
 @jit
-def follow_frame(xi, normal):
-    """Carry a tangent-plane vector into the current tangent plane: project it, keep its length."""
+def follow_frame(xi, normal, twist):
+    """Carry a tangent-plane vector into the current tangent plane: turn it with the pair about the
+    normal by ``twist`` (rad, ``pair_rotation . normal``; to first order, the length is restored),
+    project it, keep its length."""
     old2 = dot(xi, xi)
     if old2 == 0.0:
         return xi
-    xi = tangential_part(xi, normal)
+    xi = tangential_part(axpy(twist, cross(normal, xi), xi), normal)
     new2 = dot(xi, xi)
     return scale(math.sqrt(old2 / new2), xi) if new2 > 0.0 else scale(0.0, xi)
 
@@ -237,7 +244,7 @@ def coulomb_slider_reference(xi, increment, rate, dt, k, gamma, limit, dynamic_r
     return f, xi, stored, viscous, 0.5 * k * xi_old @ xi_old + 0.5 * k * (xi_old + xi) @ increment - stored
 
 
-def follow_frame_reference(xi, normal):
+def follow_frame_reference(xi, normal, twist):
     """Plain NumPy twin of :func:`follow_frame`."""
     import numpy as np
 
@@ -246,6 +253,7 @@ def follow_frame_reference(xi, normal):
     old = np.linalg.norm(xi)
     if old == 0:
         return xi.copy()
+    xi = xi + twist * np.cross(n, xi)
     t = xi - (xi @ n) * n
     new = np.linalg.norm(t)
     return t * (old / new) if new > 0 else 0.0 * t

@@ -1486,9 +1486,12 @@ def check_stable_run(ctx) -> list:
                 scene.add_sphere(position=(0.0, 0.0, 0.0), radius=r_, material=ctx.material)
                 scene.add_sphere(position=(0.0, 0.0, 2.0 * r_), radius=r_, material=ctx.material)
             else:
-                scene.add_sphere(position=(0.0, 0.0, r_), radius=r_, material=ctx.material)
+                # released at rest at half the static overlap: it oscillates between 1/2 and 3/2 of
+                # it and never grazes separation (repeated touch-downs would add the onset errors of
+                # a penalty contact, which the continuity and column checks cover, to this check)
+                scene.add_sphere(position=(0.0, 0.0, r_ - 0.5 * d_static), radius=r_, material=ctx.material)
                 scene.add_wall(point=(0.0, 0.0, 0.0), normal=(0.0, 0.0, 1.0), material=ctx.material)
-            sim = Simulation(scene, ctx.model, dt=None, threads=1, debug=ctx.debug)
+            sim = Simulation(scene, ctx.model, dt=None, threads=1, debug=ctx.debug, initial_overlap_tolerance=0.05)
             sim.dt = 0.95 * sim.stability_limit
             if kind:
                 sim.bond(pairs=np.array([[0, 1]]))
@@ -1499,8 +1502,10 @@ def check_stable_run(ctx) -> list:
                 scale = f_static * d_static       # work of gravity to the static overlap
             errs, blow = [], None
             try:
-                for _ in range(20):
-                    sim.run(steps=steps // 20)
+                # every step: the error of a bounded oscillation beats against any coarser sampling,
+                # which can make the first half's samples look small and the error seem to grow
+                for _ in range(steps):
+                    sim.run(steps=1)
                     errs.append(abs(sim.energy()["balance_error"]))
             except SimulationBlowUp as exc:
                 blow = str(exc).splitlines()[0]
@@ -1512,7 +1517,8 @@ def check_stable_run(ctx) -> list:
             ok = False
             text = f"{label}: BLOW-UP: {blow}"
         else:
-            first, second, worst = max(errs[:10]), max(errs[10:]), max(errs)
+            half = len(errs) // 2
+            first, second, worst = max(errs[:half]), max(errs[half:]), max(errs)
             ok = worst <= allowance * scale and second <= 2.0 * first + 1e-12 * scale
             text = (f"{label}: {steps} steps at dt = {_fmt(sim.dt)} s; largest energy error {_fmt(worst / scale)} of "
                     f"the oscillation energy {_fmt(scale)} J (first half {_fmt(first / scale)}, second half "
@@ -1523,7 +1529,7 @@ def check_stable_run(ctx) -> list:
     return [Check(
         "stable at 0.95 x the declared critical time step", "timestep", ok_all, None, "",
         f"a sphere pressed onto a wall by gravity to a static overlap of {0.4 * SIM_MAX_OVERLAP:g} R, released at "
-        f"touch (and, for bonded models, a bonded pair oscillating), {steps} steps at 0.95 of the Simulation's "
+        f"rest at half of it (and, for bonded models, a bonded pair oscillating), {steps} steps at 0.95 of the Simulation's "
         f"stability limit: no blow-up, the energy error stays below h^2/(4 - h^2) = {_fmt(allowance)} times the "
         "oscillation energy (h = omega dt = 1.9: the largest deviation of Verlet's measured energy from its conserved "
         "one) and does not grow (second half <= 2 x first half)",
