@@ -89,3 +89,22 @@ def test_ice_sheet_example(tmp_path):
     pvd = (tmp_path / "out" / "bonds.pvd").read_text()
     assert pvd.count("<DataSet") > 5
     assert (tmp_path / "out" / "bonds.csv").read_text().count("\n") == len(b["i"]) + 1
+
+
+def test_custom_law_tutorial(tmp_path, monkeypatch):
+    """The user-law tutorial, smaller: the probe books the loop area as plastic work and plain Python
+    agrees; the battery runs on the user law and on the built-in Luding; a pour runs with it."""
+    monkeypatch.syspath_prepend(str(ROOT / "examples"))
+    ns = runpy.run_path(str(ROOT / "examples" / "custom_law.py"))
+    cycle = ns["probe_cycle"](verbose=False)
+    assert cycle["plain_python_agrees"] and cycle["pull_off_force"] > 0
+    assert cycle["plastic_work"] == pytest.approx(cycle["loop_area"], rel=1e-9)
+    reports = ns["validate_both"](tmp_path / "validation", quick=True, verbose=False)
+    assert set(reports) == {"user law", "built-in Luding"}
+    for report in reports.values():
+        assert not report.failed, [c.line() for c in report.failed]
+        assert (Path(report.written_to) / "report.html").exists()
+    run = ns["pour"](n=300, duration=0.03, verbose=False)
+    e = run["energy"]
+    assert run["contacts"] > 0 and e["dissipated_plastic"] > 0
+    assert abs(e["balance_error"]) < 0.01 * e["dissipated"]

@@ -23,13 +23,7 @@ NORMAL_SPIN = "objectivity: rigid rotation about the normal"
 #: failing checks of the built-in models allowed here: none (each failure the battery found was a
 #: defect of a law or of the engine, fixed: the pair's turn about the normal, Ice's re-forming
 #: contacts, the parallel bond's limit, the spec-000 limit with hysteretic damping and friction)
-KNOWN_FAILURES: dict = {
-    # Ice's never-bonded contact is a plain linear spring from its geometric overlap: the restitution
-    # of its elastic impact changes by 2e-5 -> 6e-6 per halving of dt (25 to 400 steps per contact),
-    # the noise of where the discrete first touch falls, so the average order (0.57) misses 0.58
-    # narrowly; its value at the default step is within 0.13 % of the limit
-    "ice": {"time-step convergence of the impact"},
-}
+KNOWN_FAILURES: dict = {}
 
 _REPORTS: dict = {}
 

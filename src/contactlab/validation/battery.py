@@ -1363,7 +1363,10 @@ def check_convergence(ctx) -> list:
             s = study[key]
             x, diffs = s["values"], s["differences"]
             halvings = len(diffs) - 1
-            ok = bool(diffs[-1] <= diffs[0] / 1.5**halvings or diffs[-1] <= 1e-6 * abs(x[-1]))
+            # converging at an order >= 0.58, or converged: every change below 1e-4 of the value (where
+            # the first touch falls within a step makes an impact's result jitter at about that level,
+            # so an order measured on such changes is noise)
+            ok = bool(diffs[-1] <= diffs[0] / 1.5**halvings or max(diffs) <= 1e-4 * abs(x[-1]))
             oks.append(ok)
             dflt = study["default"][key]
             parts.append(f"{key}: {', '.join(_fmt(v) for v in x)} at {', '.join(map(str, study['steps']))} steps per "
@@ -1375,8 +1378,8 @@ def check_convergence(ctx) -> list:
             "time-step convergence of the impact", "timestep", all(oks), study["restitution"]["order"],
             "average order (e)",
             f"the change of e and of t_c per halving of dt falls by at least 1.5^m over the m halvings of the study "
-            f"({study['steps'][0]} to {study['steps'][-1]} steps per contact: an average order >= 0.58), or is below "
-            "1e-6 of the value", "a consistent time integration converges as dt -> 0 (Richardson)",
+            f"({study['steps'][0]} to {study['steps'][-1]} steps per contact: an average order >= 0.58), or every "
+            "change is below 1e-4 of the value (converged to the jitter of where the first touch falls in a step)", "a consistent time integration converges as dt -> 0 (Richardson)",
             "; ".join(parts), fig, data={k: {"values": study[k]["values"], "order": study[k]["order"],
                                              "extrapolated": study[k]["extrapolated"]}
                                          for k in ("restitution", "duration")} | {"steps": study["steps"]}))
