@@ -11,7 +11,9 @@ The "settle" scene (N glass beads falling into a box, ``settle_scene.py``) runs 
   built-in elastic-plastic-adhesive law, ``Luding`` (which also computes rolling and twisting).
 
 Each pair is timed in the same process, interleaved, best of ``--rounds``, over a falling phase
-(from the lattice, few contacts) and a dense phase (after settling).  Results: JSON in
+(from the lattice, few contacts) and a dense phase (the packing settled by the "settle" benchmark,
+``benchmarks/out/settled-<N>.npz``, run ``settle.py`` first; each model first relaxes it for
+``--relax-steps``).  Results: JSON in
 ``benchmarks/out/custom-law-<N>.json`` and a markdown table on stdout.
 
 Usage::
@@ -54,14 +56,25 @@ def models():
         damping=cl.parts.viscous_damping(coefficient=2 * z * math.sqrt(k * m)),
         tangential=cl.parts.coulomb_friction(stiffness=k_t, friction=mu))
     luding = cl.models.Luding(k2_hat=5 * k, k1_div_kn=0.2, ka_div_kn=0.04, kt_div_kn=k_t / (5 * k), tan_phi=mu,
-                              visc_n=2 * z * math.sqrt(k * m))
+                              visc_n=2 * z * math.sqrt(k * m), visc_r=0.0, visc_w=0.0)
     return {"linear": (lsd, linear), "adhesive": (luding, adhesive)}
 
 
-def build(n, model, dt):
+def build(n, model, dt, packed=False):
     import contactlab as cl
 
-    scene, _, _ = settle_scene.build_scene(n)
+    scene, _, lay = settle_scene.build_scene(n)
+    if packed:
+        import numpy as np
+
+        settled = np.load(OUT / f"settled-{n}.npz", allow_pickle=False)
+        positions = settled["state_positions"]
+        scene = cl.Scene(gravity=settle_scene.GRAVITY)
+        glass = cl.Material(density=settle_scene.DENSITY, young=settle_scene.YOUNG, poisson=settle_scene.POISSON,
+                            name="glass")
+        scene.add_spheres(positions, settled["model_radius"], glass)
+        for point, normal in settle_scene.walls(lay["side"]):
+            scene.add_wall(point=point, normal=normal, material=glass)
     return cl.Simulation(scene, model, dt=dt)
 
 
@@ -78,6 +91,7 @@ def main(argv=None):
     ap.add_argument("--rounds", type=int, default=3)
     ap.add_argument("--fall-steps", type=int, default=1500)
     ap.add_argument("--dense-steps", type=int, default=1000)
+    ap.add_argument("--relax-steps", type=int, default=2000)
     args = ap.parse_args(argv)
     import numba
 
@@ -92,8 +106,10 @@ def main(argv=None):
         for _ in range(args.rounds):
             for name, sim in sims.items():
                 fall[name].append(measure(sim, args.fall_steps // args.rounds))
-        for sim in sims.values():   # settle
-            sim.run(duration=max(0.25 - sim.time, 0.0))
+        print(f"{label}: falling phase done (dt = {dt:.3g} s)", flush=True)
+        sims = {"built-in": build(args.n, builtin, dt, packed=True), "user-defined": build(args.n, custom, dt, True)}
+        for sim in sims.values():
+            sim.run(steps=args.relax_steps)
         dense = {k: [] for k in sims}
         for _ in range(args.rounds):
             for name, sim in sims.items():
