@@ -49,7 +49,7 @@ def custom_model():
 def builtin_model():
     """The built-in elastic-plastic-adhesive law with the same limiting stiffnesses and friction."""
     return cl.models.Luding(k2_hat=K2, k1_div_kn=K1 / K2, ka_div_kn=KC / K2, kt_div_kn=2.0 / 7.0 * K1 / K2,
-                            tan_phi=FRICTION, visc_n=DAMPING)
+                            tan_phi=FRICTION, visc_n=DAMPING, visc_r=0.0, visc_w=0.0)
 
 
 def probe_cycle(verbose=True):
