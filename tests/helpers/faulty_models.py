@@ -14,7 +14,8 @@ from contactlab.laws.base import ContactModel, HistoryField, PairCase, Parameter
 from contactlab.models import LinearSpringDashpot
 
 __all__ = ["FaultyModel", "NonObjectiveSpring", "EnergyCreatingSpring", "SwapAsymmetricSpring", "JumpAtTouch",
-           "ActiveDashpot", "OptimisticLimit", "WrongClosedForm", "DeclaringLinear", "linear_factory", "not_a_model"]
+           "ActiveDashpot", "OptimisticLimit", "WrongClosedForm", "DeclaringLinear", "linear_factory", "optimistic_factory",
+           "not_a_model"]
 
 
 class FaultyModel(ContactModel):
@@ -101,6 +102,11 @@ class DeclaringLinear(LinearSpringDashpot):
 def linear_factory():
     """A zero-argument factory of a model (for ``contactlab validate MODULE:NAME``)."""
     return LinearSpringDashpot(stiffness=2e3, restitution=0.5, friction=0.5)
+
+
+def optimistic_factory():
+    """A linear spring-dashpot that declares three times its stability limit (fails the time-step checks)."""
+    return OptimisticLimit(stiffness=2e3, restitution=0.5, friction=0.5)
 
 
 def not_a_model():

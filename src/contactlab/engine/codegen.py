@@ -220,7 +220,11 @@ def is_compiled(law_module: str) -> bool:
         _, name = _generated_source(law_module)
     except Exception:
         return False
-    return any((cache_dir() / "__pycache__").glob(f"{name}.advance-*.nbi"))
+    pattern = f"{name}.advance-*.nbi"
+    if any((cache_dir() / "__pycache__").glob(pattern)):
+        return True
+    numba_dir = os.environ.get("NUMBA_CACHE_DIR")  # Numba then keeps its index files there
+    return bool(numba_dir) and any(Path(numba_dir).rglob(pattern))
 
 
 @lru_cache(maxsize=None)
