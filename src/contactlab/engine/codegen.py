@@ -25,11 +25,13 @@ Generated modules live in ``$CONTACTLAB_CACHE_DIR`` or, by default, ``~/.cache/c
 """
 from __future__ import annotations
 
+import atexit
 import hashlib
 import importlib
 import importlib.util
 import os
 import re
+import shutil
 import sys
 import tempfile
 from functools import lru_cache
@@ -39,7 +41,8 @@ import numba
 
 from ..errors import ContactlabError
 
-__all__ = ["cache_dir", "kernel_module", "is_compiled", "source_fingerprint", "python_law"]
+__all__ = ["cache_dir", "kernel_module", "is_compiled", "source_fingerprint", "python_law", "write_module",
+           "session_dir"]
 
 _MARK = "# @@LAW_IMPORT@@"
 _RANGE_MARK = "# @@LAW_RANGE@@"
@@ -232,12 +235,13 @@ def kernel_module(law_module: str, debug: bool = False):
     """Import (generating it first if needed) the kernel module specialised for ``law_module``;
     ``debug``: its plain-Python twin (nothing compiled, the law runs as written)."""
     source, name = _generated_source(law_module, debug)
-    if getattr(importlib.import_module(law_module), "CACHEABLE", True):
-        directory = cache_dir()
-    else:
-        from ..laws.define import _session_dir
+    cacheable = getattr(importlib.import_module(law_module), "CACHEABLE", True)
+    return write_module(cache_dir() if cacheable else session_dir(), name, source)
 
-        directory = _session_dir()
+
+def write_module(directory: Path, name: str, source: str):
+    """Write ``source`` as module ``name`` in ``directory`` (atomically, unless it is there
+    already: generated names hash their source) and import it."""
     path = directory / f"{name}.py"
     if not path.exists():
         tmp = directory / f".{name}.{os.getpid()}.tmp"
@@ -247,3 +251,16 @@ def kernel_module(law_module: str, debug: bool = False):
         sys.path.append(str(directory))
     importlib.invalidate_caches()
     return importlib.import_module(name)
+
+
+_SESSION_DIR: Path | None = None
+
+
+def session_dir() -> Path:
+    """Per-process directory for generated modules that cannot be cached (laws defined in
+    ``__main__``, a notebook or a function); removed when the process exits."""
+    global _SESSION_DIR
+    if _SESSION_DIR is None:
+        _SESSION_DIR = Path(tempfile.mkdtemp(prefix="contactlab-session-"))
+        atexit.register(shutil.rmtree, _SESSION_DIR, True)
+    return _SESSION_DIR

@@ -52,7 +52,6 @@ compilation error is translated the same way (:class:`~contactlab.errors.LawErro
 """
 from __future__ import annotations
 
-import atexit
 import hashlib
 import importlib
 import inspect
@@ -60,9 +59,7 @@ import math
 import numbers
 import os
 import re
-import shutil
 import sys
-import tempfile
 import warnings
 from collections import namedtuple
 from functools import lru_cache
@@ -462,19 +459,6 @@ class Contact(_Composed):
 
 
 # --------------------------------------------------------------------------- generated modules
-_SESSION_DIR: Path | None = None
-
-
-def _session_dir() -> Path:
-    """Per-process directory for modules that cannot be cached (laws defined in ``__main__``)."""
-    global _SESSION_DIR
-    if _SESSION_DIR is None:
-        _SESSION_DIR = Path(tempfile.mkdtemp(prefix="contactlab-session-"))
-        atexit.register(shutil.rmtree, _SESSION_DIR, True)
-        sys.path.append(str(_SESSION_DIR))
-    return _SESSION_DIR
-
-
 def _reachable(cls) -> bool:
     """Whether ``module:qualname`` of the law leads back to it (so another process can import it)."""
     module = sys.modules.get(cls.__module__)
@@ -673,7 +657,7 @@ def _law_body(structure, per_slot) -> str:
 @lru_cache(maxsize=None)
 def _law_module(structure) -> str:
     """Generate (once per process and structure) the law module of a user law or composite."""
-    from ..engine.codegen import cache_dir, source_fingerprint
+    from ..engine.codegen import cache_dir, session_dir, source_fingerprint, write_module
 
     for slot, cls in structure:
         if not cls.trusted:
@@ -685,21 +669,13 @@ def _law_module(structure) -> str:
     if cacheable:
         directory = cache_dir()
     else:
-        directory = _session_dir()
+        directory = session_dir()
         labels = ", ".join(cls.name for _, cls in structure if _source_key(cls)[1] is False)
         warnings.warn(f"contact law {labels} is defined in __main__, a notebook or a function: its kernels are "
                       f"compiled in this process only (not cached on disk); define it at the top level of an "
                       f"importable module to cache them",
                       UncachedLawWarning, stacklevel=3)
-    path = directory / f"{name}.py"
-    if not path.exists():
-        tmp = directory / f".{name}.{os.getpid()}.tmp"
-        tmp.write_text(source)
-        os.replace(tmp, path)
-    if str(directory) not in sys.path:
-        sys.path.append(str(directory))
-    importlib.invalidate_caches()
-    importlib.import_module(name)
+    write_module(directory, name, source)
     return name
 
 
