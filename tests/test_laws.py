@@ -45,7 +45,8 @@ def _random_geometries(rng, steps, radius=1e-3):
         g = dict(normal=n, overlap=overlap[k], contact_point=rng.normal(size=3), branch_i=radius * n,
                  branch_j=-radius * n, rel_velocity=v, rel_angular_velocity=w, rel_displacement=v * 1e-5,
                  rel_rotation=w * 1e-5, radius_i=radius, radius_j=1.5 * radius, radius=0.6 * radius,
-                 mass=1.3e-5, pair_rotation=rng.normal(scale=20.0, size=3) * 1e-5)
+                 mass=1.3e-5, pair_rotation=rng.normal(scale=20.0, size=3) * 1e-5, contact_area=0.0,
+                 contact_volume=0.0, contact_twist=0.0)
         yield g
 
 

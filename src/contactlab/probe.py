@@ -271,6 +271,7 @@ def probe(model: ContactModel, overlap, *, tangential=None, rotation=None, frame
         pair_rot=np.ascontiguousarray(pair_rot),
         radius_i=np.full(n, r_i), radius_j=np.full(n, r_j), radius=np.full(n, r_star), mass=np.full(n, m_star),
         dt=steps)
+    columns["area"], columns["volume"] = _overlap_sizes(r_i, r_j, delta, wall)
     force = np.zeros((n, 3))
     couple = np.zeros((n, 3))
     stored = np.zeros(n)
@@ -292,12 +293,27 @@ def probe(model: ContactModel, overlap, *, tangential=None, rotation=None, frame
         _compiled(model, kernels.probe,columns["normal"], delta, columns["contact_point"], columns["branch_i"], columns["branch_j"],
                       columns["rel_velocity"], columns["rel_angvel"], columns["rel_disp"], columns["rel_rot"],
                       columns["radius_i"], columns["radius_j"], columns["radius"], columns["mass"], columns["pair_rot"],
-                      steps, params,
+                      columns["area"], columns["volume"], steps, params,
                       hist0, chain, force, couple, stored, diss, active, hist_out, per_term)
     d_terms = per_term[:, layout.N_OWN:] if terms else diss[:, None].copy()
     return ProbeResult(time=t, overlap=delta, normal=g, frame=rot, force=force, couple=couple, stored_energy=stored,
                        dissipation=diss, dissipation_terms=d_terms, terms=terms or ("total",), active=active,
                        history=hist_out[:, :size], history_fields=model.history_slices())
+
+
+def _overlap_sizes(r_i, r_j, delta, wall):
+    """Lens (two spheres) or cap (sphere and wall) volume and area along the probed overlaps."""
+    from .geometry.lens import sphere_halfspace_cap, sphere_sphere_lens
+
+    area = np.zeros(len(delta))
+    volume = np.zeros(len(delta))
+    for t, d in enumerate(delta):
+        if d > 0.0:
+            if wall:
+                volume[t], area[t] = sphere_halfspace_cap.py_func(float(r_i), float(r_i - d))
+            else:
+                volume[t], area[t] = sphere_sphere_lens.py_func(float(r_i), float(r_j), float(r_i + r_j - d))
+    return area, volume
 
 
 def _probe_python(model, c, params, hist0, chain, force, couple, stored, diss, active, hist_out, per_term, size,
@@ -315,7 +331,8 @@ def _probe_python(model, c, params, hist0, chain, force, couple, stored, diss, a
                             tuple(c["branch_i"][t]), tuple(c["branch_j"][t]), tuple(c["rel_velocity"][t]),
                             tuple(c["rel_angvel"][t]), tuple(c["rel_disp"][t]), tuple(c["rel_rot"][t]),
                             float(c["radius_i"][t]), float(c["radius_j"][t]), float(c["radius"][t]),
-                            float(c["mass"][t]), tuple(c["pair_rot"][t]))
+                            float(c["mass"][t]), tuple(c["pair_rot"][t]), float(c["area"][t]),
+                            float(c["volume"][t]), 0.0)
         f, m, energy, d, act, h_new = law(g, params, tuple(float(x) for x in work[:size]), float(c["dt"][t]))
         work[:size] = h_new
         if n_terms:

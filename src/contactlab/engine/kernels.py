@@ -41,16 +41,19 @@ from numba import prange
 from contactlab._jit import jit, kernel, pkernel
 from contactlab.engine.layout import (
     ACTIVE, CLEARED, FLAG_BOND_EVENT, FLAG_FAST, FLAG_OVERLAP, FLAG_REBUILD, FLAG_STATE_NAN, INACTIVE, N_OWN,
-    OUT_ELASTIC, OUT_EVENT, OUT_FORCE, OUT_TORQUE_J,
+    OUT_ELASTIC, OUT_EVENT, OUT_FORCE, OUT_NORMAL, OUT_OVERLAP, OUT_POINT, OUT_TORQUE_J,
 )
 from contactlab.geometry.record import ContactGeometry
+from contactlab.geometry.rotation import quat_matrix
 from contactlab.geometry.sphere_sphere import sphere_sphere
 from contactlab.geometry.sphere_wall import sphere_wall
+from contactlab.geometry.dispatch import body_pair, body_triangle, body_wall, select_triangles  # @@SHAPES_IMPORT@@
 from contactlab.laws.hertz_mindlin import law as LAW  # @@LAW_IMPORT@@
 LAW_RANGE = 0.0  # @@LAW_RANGE@@
+HIST_SIZE = 7  # @@HIST_SIZE@@
 from contactlab.vec import add, cross, dot, scale, sub
 
-__all__ = ["advance", "evaluate_forces", "pair_forces", "kick_drift", "reduce_kick", "probe"]
+__all__ = ["advance", "evaluate_forces", "pair_forces", "kick_drift", "reduce_kick", "probe", "move_meshes"]
 
 
 @jit
@@ -99,14 +102,77 @@ def _block_size(n, n_blocks):
 
 
 @jit
+def _inertia_apply(q, d, w):
+    """``R diag(d) R^T w`` for the orientation ``q`` (body to global): the global angular momentum
+    of angular velocity ``w`` for principal moments ``d``, or, with the inverse moments, the angular
+    velocity of an angular momentum."""
+    r = quat_matrix(q)
+    b0 = r[0][0] * w[0] + r[1][0] * w[1] + r[2][0] * w[2]
+    b1 = r[0][1] * w[0] + r[1][1] * w[1] + r[2][1] * w[2]
+    b2 = r[0][2] * w[0] + r[1][2] * w[1] + r[2][2] * w[2]
+    b0 *= d[0]
+    b1 *= d[1]
+    b2 *= d[2]
+    return (r[0][0] * b0 + r[0][1] * b1 + r[0][2] * b2,
+            r[1][0] * b0 + r[1][1] * b1 + r[1][2] * b2,
+            r[2][0] * b0 + r[2][1] * b1 + r[2][2] * b2)
+
+
+@jit
+def _rigid_kick(p, h, torque, angvel, quat, rigid):
+    """``omega += h I^-1 torque`` for a body with a full inertia tensor (through its angular
+    momentum, which a torque changes directly; the tensor is diagonal in the body frame)."""
+    shape_kind, inertia_p, inv_inertia_p = rigid
+    q = (quat[p, 0], quat[p, 1], quat[p, 2], quat[p, 3])
+    ip = (inertia_p[p, 0], inertia_p[p, 1], inertia_p[p, 2])
+    iip = (inv_inertia_p[p, 0], inv_inertia_p[p, 1], inv_inertia_p[p, 2])
+    L = _inertia_apply(q, ip, (angvel[p, 0], angvel[p, 1], angvel[p, 2]))
+    L = (L[0] + h * torque[p, 0], L[1] + h * torque[p, 1], L[2] + h * torque[p, 2])
+    w = _inertia_apply(q, iip, L)
+    angvel[p, 0] = w[0]
+    angvel[p, 1] = w[1]
+    angvel[p, 2] = w[2]
+
+
+@jit
+def _rigid_rotate(p, dt, torque, angvel, angvel_pred, quat, rigid):
+    """Half kick and drift of the orientation of a free body with a full inertia tensor.
+
+    The angular momentum ``L`` after the half kick stays fixed during the drift; the body turns
+    with the angular velocity ``R I^-1 R^T L`` taken at the half-turned orientation (a midpoint
+    rule, second order, exact for a torque-free sphere-like body), after which the angular
+    velocity is that of ``L`` at the new orientation, and the prediction for the force time adds
+    the second half kick of the last torque."""
+    shape_kind, inertia_p, inv_inertia_p = rigid
+    h = 0.5 * dt
+    q = (quat[p, 0], quat[p, 1], quat[p, 2], quat[p, 3])
+    ip = (inertia_p[p, 0], inertia_p[p, 1], inertia_p[p, 2])
+    iip = (inv_inertia_p[p, 0], inv_inertia_p[p, 1], inv_inertia_p[p, 2])
+    L = _inertia_apply(q, ip, (angvel[p, 0], angvel[p, 1], angvel[p, 2]))
+    L = (L[0] + h * torque[p, 0], L[1] + h * torque[p, 1], L[2] + h * torque[p, 2])
+    w = _inertia_apply(q, iip, L)
+    qm = _rotate_quaternion(q[0], q[1], q[2], q[3], w[0], w[1], w[2], h)
+    w = _inertia_apply(qm, iip, L)
+    qn = _rotate_quaternion(q[0], q[1], q[2], q[3], w[0], w[1], w[2], dt)
+    w = _inertia_apply(qn, iip, L)
+    wp = _inertia_apply(qn, iip, (L[0] + h * torque[p, 0], L[1] + h * torque[p, 1], L[2] + h * torque[p, 2]))
+    for d in range(3):
+        angvel[p, d] = w[d]
+        angvel_pred[p, d] = wp[d]
+    for d in range(4):
+        quat[p, d] = qn[d]
+
+
+@jit
 def _kick_drift_one(p, dt, pos, vel, angvel, quat, force, torque, inv_mass, inv_inertia, vel_pred, angvel_pred,
-                    ref_pos, half_skin, flags):
-    """First half of a step for sphere p: half kick, drift, rotation, velocity prediction; flag a
-    neighbour-list rebuild if the sphere is now farther than half the skin from where the list
+                    ref_pos, half_skin, flags, rigid):
+    """First half of a step for body p: half kick, drift, rotation, velocity prediction; flag a
+    neighbour-list rebuild if the body is now farther than half the skin from where the list
     was built (and FAST if this one step moved it that far)."""
     h = 0.5 * dt
     im = inv_mass[p]
     ii = inv_inertia[p]
+    full_tensor = rigid[0][p] != 0 and ii > 0.0
     sx = 0.0
     for d in range(3):
         a = force[p, d] * im
@@ -116,16 +182,20 @@ def _kick_drift_one(p, dt, pos, vel, angvel, quat, force, torque, inv_mass, inv_
         pos[p, d] += step
         sx += step * step
         vel_pred[p, d] = vh + h * a
-        al = torque[p, d] * ii
-        wh = angvel[p, d] + h * al
-        angvel[p, d] = wh
-        angvel_pred[p, d] = wh + h * al
-    q = _rotate_quaternion(quat[p, 0], quat[p, 1], quat[p, 2], quat[p, 3],
-                           angvel[p, 0], angvel[p, 1], angvel[p, 2], dt)
-    quat[p, 0] = q[0]
-    quat[p, 1] = q[1]
-    quat[p, 2] = q[2]
-    quat[p, 3] = q[3]
+        if not full_tensor:
+            al = torque[p, d] * ii
+            wh = angvel[p, d] + h * al
+            angvel[p, d] = wh
+            angvel_pred[p, d] = wh + h * al
+    if full_tensor:
+        _rigid_rotate(p, dt, torque, angvel, angvel_pred, quat, rigid)
+    else:
+        q = _rotate_quaternion(quat[p, 0], quat[p, 1], quat[p, 2], quat[p, 3],
+                               angvel[p, 0], angvel[p, 1], angvel[p, 2], dt)
+        quat[p, 0] = q[0]
+        quat[p, 1] = q[1]
+        quat[p, 2] = q[2]
+        quat[p, 3] = q[3]
     dx = pos[p, 0] - ref_pos[p, 0]
     dy = pos[p, 1] - ref_pos[p, 1]
     dz = pos[p, 2] - ref_pos[p, 2]
@@ -138,21 +208,21 @@ def _kick_drift_one(p, dt, pos, vel, angvel, quat, force, torque, inv_mass, inv_
 
 @kernel
 def _kick_drift_chunk(p0, p1, dt, pos, vel, angvel, quat, force, torque, inv_mass, inv_inertia, vel_pred,
-                      angvel_pred, ref_pos, half_skin, flags):
+                      angvel_pred, ref_pos, half_skin, flags, rigid):
     for p in range(p0, p1):
         _kick_drift_one(p, dt, pos, vel, angvel, quat, force, torque, inv_mass, inv_inertia, vel_pred,
-                        angvel_pred, ref_pos, half_skin, flags)
+                        angvel_pred, ref_pos, half_skin, flags, rigid)
 
 
 @pkernel
 def kick_drift(dt, pos, vel, angvel, quat, force, torque, inv_mass, inv_inertia, vel_pred, angvel_pred, ref_pos,
-               half_skin, flags, n_blocks):
-    """First half of a step for every sphere (fixed spheres just drift), with the skin check."""
+               half_skin, flags, n_blocks, rigid):
+    """First half of a step for every body (fixed bodies just drift), with the skin check."""
     n = pos.shape[0]
     b = _block_size(n, n_blocks)
     for c in prange((n + b - 1) // b):
         _kick_drift_chunk(c * b, min((c + 1) * b, n), dt, pos, vel, angvel, quat, force, torque,
-                          inv_mass, inv_inertia, vel_pred, angvel_pred, ref_pos, half_skin, flags)
+                          inv_mass, inv_inertia, vel_pred, angvel_pred, ref_pos, half_skin, flags, rigid)
 
 
 @jit
@@ -208,20 +278,30 @@ def _clear_pair(hist, out, status, k):
 @kernel
 def _pairs_chunk(p0, p1, i_start, pair_j, pos, vel, angvel, mid_vel, mid_angvel, radius, inv_mass, fixed,
                  material, wall_point, wall_normal, wall_vel, wall_material, table, hist, out, status, owner, dt,
-                 overlap_limit, flags):
-    """Narrow phase and law for every pair owned by spheres ``p0 <= i < p1``.
+                 overlap_limit, flags, quat, bodies, meshes):
+    """Narrow phase and law for every pair owned by bodies ``p0 <= i < p1``.
 
-    The pairs of sphere ``i`` (its partners ``j > i`` and its walls) are contiguous, so ``i``'s side
-    of each contact is summed here directly into ``owner[i]``; the other side (force and torque on
-    ``j``) is stored per pair in ``out`` for :func:`reduce_kick`.  Pairs farther apart than the
-    law's ``INTERACTION_RANGE`` are not handed to the law (except once, right after an active
-    contact separates): their history and outputs are cleared, the law's own reset for a
-    separated pair, unless the pair is bonded (a bond holds at any
-    distance until it breaks; the law then marks it broken and the engine logs the event).
+    The pairs of body ``i`` (its partners ``j > i``, its walls, then its mesh triangles) are
+    contiguous, so ``i``'s side of each contact is summed here directly into ``owner[i]``; the
+    other side (force and torque on ``j``) is stored per pair in ``out`` for :func:`reduce_kick`
+    (for a wall or a mesh triangle: the torque about the wall's point of contact, or about the
+    mesh's reference point).  Pairs farther apart than the law's ``INTERACTION_RANGE`` are not
+    handed to the law (except once, right after an active contact separates): their history and
+    outputs are cleared, the law's own reset for a separated pair, unless the pair is bonded (a
+    bond holds at any distance until it breaks; the law then marks it broken and the engine logs
+    the event).  Two spheres and a sphere with a plane take the fast path; every other pair goes
+    through :mod:`contactlab.geometry.dispatch` (``bodies``: shape data; ``meshes``: triangles).
+    The triangles a body touches are first sorted (:func:`select_triangles`) so that each surface
+    of a mesh acts once.
     """
+    shape_kind = bodies[0]
+    tri_ref, tri_mesh, mesh_pos, mesh_quat, mesh_vel, mesh_angvel, mesh_material, scratch = meshes
     n_s = pos.shape[0]
+    n_sw = n_s + wall_point.shape[0]
+    n_law_hist = HIST_SIZE
     for i in range(p0, p1):
         ri = radius[i]
+        kind_i = shape_kind[i]
         xi = (pos[i, 0], pos[i, 1], pos[i, 2])
         fx = 0.0
         fy = 0.0
@@ -233,9 +313,13 @@ def _pairs_chunk(p0, p1, i_start, pair_j, pos, vel, angvel, mid_vel, mid_angvel,
         power = 0.0
         for c in range(N_OWN, owner.shape[1]):
             owner[i, c] = 0.0
-        for k in range(i_start[i], i_start[i + 1]):
+        k_end = i_start[i + 1]
+        if tri_ref.shape[0] > 0 and k_end > i_start[i] and pair_j[k_end - 1] >= n_sw:
+            select_triangles(i, i_start[i], k_end, pair_j, n_sw, pos, quat, radius, bodies, tri_ref, tri_mesh,
+                             scratch, hist, status, n_law_hist, LAW_RANGE)
+        for k in range(i_start[i], k_end):
             j = pair_j[k]
-            # cheap distance test first: most candidate pairs are apart
+            # cheap distance test first: most candidate pairs are apart (bounding spheres for shapes)
             if j < n_s:
                 rj = radius[j]
                 reach = ri + rj + LAW_RANGE
@@ -243,11 +327,17 @@ def _pairs_chunk(p0, p1, i_start, pair_j, pos, vel, angvel, mid_vel, mid_angvel,
                 dy = pos[j, 1] - xi[1]
                 dz = pos[j, 2] - xi[2]
                 apart = dx * dx + dy * dy + dz * dz >= reach * reach
-            else:
+            elif j < n_sw:
                 w = j - n_s
                 wn = (wall_normal[w, 0], wall_normal[w, 1], wall_normal[w, 2])
                 wp = (wall_point[w, 0], wall_point[w, 1], wall_point[w, 2])
                 apart = dot(sub(xi, wp), wn) - ri >= LAW_RANGE
+            else:
+                if scratch[k, 7] != 1.0:
+                    # not touching, or the surface there is already represented by another triangle
+                    _clear_pair(hist, out, status, k)
+                    continue
+                apart = False
             bonded = _bond_state_row(hist, k) > 0.0
             # a contact that was active gets one last evaluation after it separates, so that the law
             # ends it itself (and books what ending it costs, e.g. plastic work computed at break)
@@ -261,18 +351,36 @@ def _pairs_chunk(p0, p1, i_start, pair_j, pos, vel, angvel, mid_vel, mid_angvel,
             if j < n_s:
                 vj = (vel[j, 0], vel[j, 1], vel[j, 2])
                 wj = (angvel[j, 0], angvel[j, 1], angvel[j, 2])
-                geom, ok = sphere_sphere(xi, (pos[j, 0], pos[j, 1], pos[j, 2]), ri, rj, inv_mass[i], inv_mass[j],
-                                         vi, vj, wi, wj, mvi, (mid_vel[j, 0], mid_vel[j, 1], mid_vel[j, 2]),
-                                         mwi, (mid_angvel[j, 0], mid_angvel[j, 1], mid_angvel[j, 2]), dt)
+                if kind_i == 0 and shape_kind[j] == 0:
+                    geom, ok = sphere_sphere(xi, (pos[j, 0], pos[j, 1], pos[j, 2]), ri, rj, inv_mass[i], inv_mass[j],
+                                             vi, vj, wi, wj, mvi, (mid_vel[j, 0], mid_vel[j, 1], mid_vel[j, 2]),
+                                             mwi, (mid_angvel[j, 0], mid_angvel[j, 1], mid_angvel[j, 2]), dt)
+                else:
+                    geom, ok = body_pair(i, j, pos, quat, vel, angvel, mid_vel, mid_angvel, inv_mass, bodies, hist, k,
+                                         dt)
                 mj = material[j]
-                rmin = min(ri, rj)
+                rmin = min(bodies[3][i], bodies[3][j])
                 j_driven = fixed[j]
-            else:
+            elif j < n_sw:
                 vj = (wall_vel[w, 0], wall_vel[w, 1], wall_vel[w, 2])
                 wj = (0.0, 0.0, 0.0)
-                geom, ok = sphere_wall(xi, ri, inv_mass[i], vi, wi, mvi, mwi, wp, wn, vj, dt)
+                if kind_i == 0:
+                    geom, ok = sphere_wall(xi, ri, inv_mass[i], vi, wi, mvi, mwi, wp, wn, vj, dt)
+                else:
+                    geom, ok = body_wall(i, pos, quat, vel, angvel, mid_vel, mid_angvel, inv_mass, bodies, wp, wn, vj,
+                                         hist, k, dt)
                 mj = wall_material[w]
-                rmin = ri
+                rmin = bodies[3][i]
+                j_driven = True
+            else:
+                t = j - n_sw
+                msh = tri_mesh[t]
+                vj = (mesh_vel[msh, 0], mesh_vel[msh, 1], mesh_vel[msh, 2])
+                wj = (mesh_angvel[msh, 0], mesh_angvel[msh, 1], mesh_angvel[msh, 2])
+                geom, ok = body_triangle(i, k, t, pos, vel, angvel, mid_vel, mid_angvel, inv_mass, bodies, scratch,
+                                         (mesh_pos[msh, 0], mesh_pos[msh, 1], mesh_pos[msh, 2]), vj, wj, dt)
+                mj = mesh_material[msh]
+                rmin = bodies[3][i]
                 j_driven = True
             f, m, energy, diss, active, h_new = LAW(geom, table[material[i], mj], _load_history(hist, k), dt)
             _store_history(hist, k, h_new)
@@ -291,7 +399,7 @@ def _pairs_chunk(p0, p1, i_start, pair_j, pos, vel, angvel, mid_vel, mid_angvel,
                 continue
             ti = add(cross(geom.branch_i, f), m)
             tj = scale(-1.0, add(cross(geom.branch_j, f), m))
-            # work done on the system by driven bodies (fixed spheres, walls) during this step
+            # work done on the system by driven bodies (fixed bodies, walls, meshes) during this step
             work = 0.0
             if fixed[i]:
                 work += dot(f, vi) + dot(ti, wi)
@@ -304,6 +412,10 @@ def _pairs_chunk(p0, p1, i_start, pair_j, pos, vel, angvel, mid_vel, mid_angvel,
             out[k, OUT_TORQUE_J + 1] = tj[1]
             out[k, OUT_TORQUE_J + 2] = tj[2]
             out[k, OUT_ELASTIC] = energy
+            out[k, OUT_OVERLAP] = geom.overlap
+            for d in range(3):
+                out[k, OUT_NORMAL + d] = geom.normal[d]
+                out[k, OUT_POINT + d] = geom.contact_point[d]
             if broke:
                 out[k, OUT_EVENT] = 1.0
                 flags[FLAG_BOND_EVENT] = 1
@@ -335,7 +447,7 @@ def _pairs_chunk(p0, p1, i_start, pair_j, pos, vel, angvel, mid_vel, mid_angvel,
 @pkernel
 def pair_forces(i_start, pair_j, pos, vel, angvel, mid_vel, mid_angvel, radius, inv_mass, fixed,
                 material, wall_point, wall_normal, wall_vel, wall_material, table, hist, out, status, owner, dt,
-                overlap_limit, flags, n_blocks):
+                overlap_limit, flags, n_blocks, quat, bodies, meshes):
     """Evaluate the law on every candidate pair: per-sphere sums of the owner's side in ``owner``
     (force, torque, dissipation, boundary work of the step), the partner's side per pair in ``out``.
 
@@ -351,7 +463,7 @@ def pair_forces(i_start, pair_j, pos, vel, angvel, mid_vel, mid_angvel, radius, 
     for c in prange((n + b - 1) // b):
         _pairs_chunk(c * b, min((c + 1) * b, n), i_start, pair_j, pos, vel, angvel, mid_vel,
                      mid_angvel, radius, inv_mass, fixed, material, wall_point, wall_normal, wall_vel,
-                     wall_material, table, hist, out, status, owner, dt, overlap_limit, flags)
+                     wall_material, table, hist, out, status, owner, dt, overlap_limit, flags, quat, bodies, meshes)
 
 
 @jit
@@ -362,7 +474,7 @@ def _sign(x):
 @kernel
 def _reduce_chunk(p0, p1, j_start, j_pairs, out, owner, mass, inv_mass, inv_inertia, gravity, pos, vel, angvel,
                   quat, force, torque, vel_pred, angvel_pred, dissipated, diss_terms, boundary_work, ref_pos, kick_dt,
-                  drift_dt, half_skin, flags, local_damping, damping_work, damping_force):
+                  drift_dt, half_skin, flags, local_damping, damping_work, damping_force, rigid):
     h = 0.5 * kick_dt
     for p in range(p0, p1):
         im = inv_mass[p]
@@ -426,9 +538,12 @@ def _reduce_chunk(p0, p1, j_start, j_pairs, out, owner, mass, inv_mass, inv_iner
         vel[p, 0] = vx
         vel[p, 1] = vy
         vel[p, 2] = vz
-        angvel[p, 0] += h * tx * ii
-        angvel[p, 1] += h * ty * ii
-        angvel[p, 2] += h * tz * ii
+        if rigid[0][p] != 0 and ii > 0.0:
+            _rigid_kick(p, h, torque, angvel, quat, rigid)
+        else:
+            angvel[p, 0] += h * tx * ii
+            angvel[p, 1] += h * ty * ii
+            angvel[p, 2] += h * tz * ii
         # one test for all: a NaN or an infinity anywhere makes the sum non-finite (a false alarm
         # needs velocities near 1e308, where the launcher's diagnosis finds the sphere anyway);
         # positions only change through these velocities
@@ -437,13 +552,13 @@ def _reduce_chunk(p0, p1, j_start, j_pairs, out, owner, mass, inv_mass, inv_iner
             flags[FLAG_STATE_NAN] = 1
         if drift_dt > 0.0:
             _kick_drift_one(p, drift_dt, pos, vel, angvel, quat, force, torque, inv_mass, inv_inertia, vel_pred,
-                            angvel_pred, ref_pos, half_skin, flags)
+                            angvel_pred, ref_pos, half_skin, flags, rigid)
 
 
 @pkernel
 def reduce_kick(j_start, j_pairs, out, owner, mass, inv_mass, inv_inertia, gravity, pos, vel, angvel, quat,
                 force, torque, vel_pred, angvel_pred, dissipated, diss_terms, boundary_work, ref_pos, kick_dt,
-                drift_dt, half_skin, flags, n_blocks, local_damping, damping_work, damping_force):
+                drift_dt, half_skin, flags, n_blocks, local_damping, damping_work, damping_force, rigid):
     """Total force and torque per sphere: its own side (``owner``, from :func:`pair_forces`) plus
     the partner sides of the contacts where it is ``j`` (a CSR over the pair list, fixed order: no
     atomics, the same bits at any thread count), plus gravity; finish the step's kick.  Then, if
@@ -458,7 +573,7 @@ def reduce_kick(j_start, j_pairs, out, owner, mass, inv_mass, inv_inertia, gravi
         _reduce_chunk(c * b, min((c + 1) * b, n), j_start, j_pairs, out, owner, mass, inv_mass,
                       inv_inertia, gravity, pos, vel, angvel, quat, force, torque, vel_pred, angvel_pred,
                       dissipated, diss_terms, boundary_work, ref_pos, kick_dt, drift_dt, half_skin, flags,
-                      local_damping, damping_work, damping_force)
+                      local_damping, damping_work, damping_force, rigid)
 
 
 @kernel
@@ -470,6 +585,53 @@ def _move_walls(wall_point, wall_vel, wall_normal, wall_ref, dt, half_skin, flag
             wall_point[w, d] += dt * wall_vel[w, d]
             s += (wall_point[w, d] - wall_ref[w, d]) * wall_normal[w, d]
         if abs(s) > half_skin:
+            flags[FLAG_REBUILD] = 1
+
+
+@kernel
+def move_meshes(dt, shape_data, meshes, motion, half_skin, flags):
+    """Move the kinematic meshes by one step (translation of the reference point, rotation about
+    it), update their triangles' vertices and flag a rebuild when a vertex may have moved farther
+    than half the skin since the neighbour list was built.
+
+    ``motion = (mesh_local, mesh_first, mesh_build_pos, mesh_build_quat, mesh_size)``: vertices
+    of every triangle relative to its mesh's reference point in the mesh's own frame (T, 9), the
+    first triangle of each mesh (M + 1,), the reference point and orientation at the last build,
+    and the largest distance of a vertex from the reference point (m).
+    """
+    tri_ref, tri_mesh, mesh_pos, mesh_quat, mesh_vel, mesh_angvel, mesh_material, scratch = meshes
+    mesh_local, mesh_first, mesh_build_pos, mesh_build_quat, mesh_size = motion
+    for msh in range(mesh_pos.shape[0]):
+        still = True
+        for d in range(3):
+            if mesh_vel[msh, d] != 0.0 or mesh_angvel[msh, d] != 0.0:
+                still = False
+        if still:
+            continue
+        for d in range(3):
+            mesh_pos[msh, d] += dt * mesh_vel[msh, d]
+        q = _rotate_quaternion(mesh_quat[msh, 0], mesh_quat[msh, 1], mesh_quat[msh, 2], mesh_quat[msh, 3],
+                               mesh_angvel[msh, 0], mesh_angvel[msh, 1], mesh_angvel[msh, 2], dt)
+        for d in range(4):
+            mesh_quat[msh, d] = q[d]
+        r = quat_matrix(q)
+        for t in range(mesh_first[msh], mesh_first[msh + 1]):
+            o = tri_ref[t]
+            for v in range(3):
+                lx = mesh_local[t, 3 * v]
+                ly = mesh_local[t, 3 * v + 1]
+                lz = mesh_local[t, 3 * v + 2]
+                for d in range(3):
+                    shape_data[o + 3 * v + d] = mesh_pos[msh, d] + r[d][0] * lx + r[d][1] * ly + r[d][2] * lz
+        # a bound on how far any vertex moved since the build: translation + angle x size
+        moved = 0.0
+        for d in range(3):
+            e = mesh_pos[msh, d] - mesh_build_pos[msh, d]
+            moved += e * e
+        c = abs(q[0] * mesh_build_quat[msh, 0] + q[1] * mesh_build_quat[msh, 1] + q[2] * mesh_build_quat[msh, 2]
+                + q[3] * mesh_build_quat[msh, 3])
+        angle = 2.0 * math.acos(min(c, 1.0))
+        if math.sqrt(moved) + angle * mesh_size[msh] > half_skin:
             flags[FLAG_REBUILD] = 1
 
 
@@ -487,34 +649,42 @@ def advance(n_steps, dt, resume, pos, vel, angvel, quat, force, torque, vel_pred
             wall_point, wall_normal, wall_vel, wall_material, wall_ref,
             i_start, pair_j, j_start, j_pairs, hist, out, status, owner, table,
             dissipated, diss_terms, boundary_work, ref_pos, half_skin, overlap_limit, flags, n_blocks,
-            local_damping, damping_work, damping_force):
+            local_damping, damping_work, damping_force, bodies, rigid, meshes, motion):
     """Take up to ``n_steps`` steps of size ``dt``; return ``(steps_completed, mid_step)``.
 
     Each step's second half (reduction, kick) is fused with the next step's first half (kick,
     drift).  The call returns early when a flag is raised: after an error, or when the drift has
-    taken a sphere or a wall beyond half the skin, in which case the state is in the middle of a
-    step (``mid_step`` True: positions advanced, forces not yet evaluated); the launcher rebuilds
-    the neighbour list and calls again with ``resume=True``.  Otherwise the call ends on a step
-    boundary.
+    taken a body, a wall or a mesh beyond half the skin, in which case the state is in the middle
+    of a step (``mid_step`` True: positions advanced, forces not yet evaluated); the launcher
+    rebuilds the neighbour list and calls again with ``resume=True``.  Otherwise the call ends on
+    a step boundary.
+
+    ``bodies = (shape_kind, shape_ref, shape_data, contact_radius, geo_col, mode)`` (shapes),
+    ``rigid = (shape_kind, principal_inertia, inv_principal_inertia)`` (full inertia tensors),
+    ``meshes = (tri_ref, tri_mesh, mesh_pos, mesh_quat, mesh_vel, mesh_angvel, mesh_material,
+    scratch)`` and ``motion`` (see :func:`move_meshes`).
     """
     if n_steps == 0:
         return 0, resume
+    shape_data = bodies[2]
     if not resume:
         kick_drift(dt, pos, vel, angvel, quat, force, torque, inv_mass, inv_inertia, vel_pred, angvel_pred,
-                   ref_pos, half_skin, flags, n_blocks)
+                   ref_pos, half_skin, flags, n_blocks, rigid)
         _move_walls(wall_point, wall_vel, wall_normal, wall_ref, dt, half_skin, flags)
+        move_meshes(dt, shape_data, meshes, motion, half_skin, flags)
         if _raised(flags):
             return 0, True
     for s in range(n_steps):
         pair_forces(i_start, pair_j, pos, vel_pred, angvel_pred, vel, angvel, radius, inv_mass, fixed,
                     material, wall_point, wall_normal, wall_vel, wall_material, table, hist, out, status, owner, dt,
-                    overlap_limit, flags, n_blocks)
+                    overlap_limit, flags, n_blocks, quat, bodies, meshes)
         last = s == n_steps - 1
         reduce_kick(j_start, j_pairs, out, owner, mass, inv_mass, inv_inertia, gravity, pos, vel, angvel, quat,
                     force, torque, vel_pred, angvel_pred, dissipated, diss_terms, boundary_work, ref_pos, dt,
-                    0.0 if last else dt, half_skin, flags, n_blocks, local_damping, damping_work, damping_force)
+                    0.0 if last else dt, half_skin, flags, n_blocks, local_damping, damping_work, damping_force, rigid)
         if not last:
             _move_walls(wall_point, wall_vel, wall_normal, wall_ref, dt, half_skin, flags)
+            move_meshes(dt, shape_data, meshes, motion, half_skin, flags)
         if _raised(flags):
             return s + 1, not last
     return n_steps, False
@@ -525,19 +695,19 @@ def evaluate_forces(pos, vel, angvel, quat, force, torque, vel_pred, angvel_pred
                     inv_inertia, fixed, material, gravity, wall_point, wall_normal, wall_vel, wall_material,
                     i_start, pair_j, j_start, j_pairs, hist, out, status, owner, table,
                     dissipated, diss_terms, boundary_work, ref_pos, half_skin, overlap_limit, flags, n_blocks,
-                    local_damping, damping_work, damping_force):
+                    local_damping, damping_work, damping_force, bodies, rigid, meshes):
     """Forces and torques at the current state without advancing anything (start of a run)."""
     pair_forces(i_start, pair_j, pos, vel, angvel, vel, angvel, radius, inv_mass, fixed, material,
                 wall_point, wall_normal, wall_vel, wall_material, table, hist, out, status, owner, 0.0,
-                overlap_limit, flags, n_blocks)
+                overlap_limit, flags, n_blocks, quat, bodies, meshes)
     reduce_kick(j_start, j_pairs, out, owner, mass, inv_mass, inv_inertia, gravity, pos, vel, angvel, quat,
                 force, torque, vel_pred, angvel_pred, dissipated, diss_terms, boundary_work, ref_pos, 0.0, 0.0,
-                half_skin, flags, n_blocks, local_damping, damping_work, damping_force)
+                half_skin, flags, n_blocks, local_damping, damping_work, damping_force, rigid)
 
 
 @kernel
 def probe(normal, overlap, contact_point, branch_i, branch_j, rel_velocity, rel_angvel, rel_disp, rel_rot,
-          radius_i, radius_j, radius, mass, pair_rot, dt, params, hist0, chain, force, couple, stored, dissipation, active,
+          radius_i, radius_j, radius, mass, pair_rot, area, volume, dt, params, hist0, chain, force, couple, stored, dissipation, active,
           hist_out, terms):
     """Evaluate the law on ``T`` prescribed contact-geometry records, without a simulation.
 
@@ -563,7 +733,7 @@ def probe(normal, overlap, contact_point, branch_i, branch_j, rel_velocity, rel_
                             (rel_disp[t, 0], rel_disp[t, 1], rel_disp[t, 2]),
                             (rel_rot[t, 0], rel_rot[t, 1], rel_rot[t, 2]),
                             radius_i[t], radius_j[t], radius[t], mass[t],
-                            (pair_rot[t, 0], pair_rot[t, 1], pair_rot[t, 2]))
+                            (pair_rot[t, 0], pair_rot[t, 1], pair_rot[t, 2]), area[t], volume[t], 0.0)
         f, m, energy, diss, act, h_new = LAW(g, params, _load_history(work, 0), dt[t])
         _store_history(work, 0, h_new)
         dissipation[t] = _book_dissipation(terms, t, work, 0, diss)

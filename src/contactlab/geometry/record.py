@@ -29,6 +29,16 @@ Conventions (written once, here):
   contact's frame (objectivity).  Zero for an evaluation that does not advance time.
 * ``radius_i``, ``radius_j`` (m): radii of curvature at the contact (``inf`` for a wall);
   ``radius`` (m): the effective radius ``R* = r_i r_j / (r_i + r_j)`` (``r_i`` for a wall).
+* ``contact_area`` (m^2) and ``contact_volume`` (m^3): the size of the overlap region, for laws
+  whose energy is a function of the overlap volume (the volume-based energy-conserving contact,
+  :class:`contactlab.models.VolumeContact`): ``contact_volume`` is the volume common to both
+  bodies and ``contact_area = d(contact_volume)/d(overlap)``, the area of the intersection surface
+  projected on the normal (for two spheres the lens volume and the area of its disc).  Zero apart.
+  Shapes without a computed volume (ellipsoids, rolls, mesh triangles) report 0.
+  ``contact_twist`` (m^3): the derivative of ``contact_volume`` with respect to a rotation of
+  ``i`` about the normal (the part of the volume's rotational gradient that no force through a
+  point can carry; a volume-based law returns ``-k contact_twist normal`` as a couple).  0 for
+  spheres and walls.
 * ``mass`` (kg): the effective mass ``m* = m_i m_j / (m_i + m_j)``, where a wall or a fixed sphere
   counts as infinitely heavy (``m*`` is then the mass of the free body).
 
@@ -58,6 +68,9 @@ GEOMETRY_FIELDS = (
     "radius",
     "mass",
     "pair_rotation",
+    "contact_area",
+    "contact_volume",
+    "contact_twist",
 )
 
 ContactGeometry = namedtuple("ContactGeometry", GEOMETRY_FIELDS)

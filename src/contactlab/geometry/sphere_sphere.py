@@ -5,6 +5,7 @@ import math
 
 from .._jit import jit
 from ..vec import add, cross, scale, sub
+from .lens import sphere_sphere_lens
 from .record import ContactGeometry
 
 __all__ = ["sphere_sphere"]
@@ -34,6 +35,7 @@ def sphere_sphere(xi, xj, ri, rj, inv_mi, inv_mj, vi, vj, wi, wj, mvi, mvj, mwi,
     rel_d = scale(dt, sub(add(mvj, cross(mwj, bj)), add(mvi, cross(mwi, bi))))
     inv_m = inv_mi + inv_mj
     mass = 1.0 / inv_m if inv_m > 0.0 else math.inf
+    volume, area = sphere_sphere_lens(ri, rj, dist) if overlap > 0.0 else (0.0, 0.0)
     geom = ContactGeometry(n, overlap, c, bi, bj, rel_v, sub(wj, wi), rel_d, scale(dt, sub(mwj, mwi)),
-                           ri, rj, ri * rj / (ri + rj), mass, scale(0.5 * dt, add(mwi, mwj)))
+                           ri, rj, ri * rj / (ri + rj), mass, scale(0.5 * dt, add(mwi, mwj)), area, volume, 0.0)
     return geom, ok

@@ -5,6 +5,7 @@ import math
 
 from .._jit import jit
 from ..vec import add, cross, dot, scale, sub
+from .lens import sphere_halfspace_cap
 from .record import ContactGeometry
 
 __all__ = ["sphere_wall"]
@@ -28,6 +29,7 @@ def sphere_wall(xi, ri, inv_mi, vi, wi, mvi, mwi, wall_point, wall_normal, wall_
     rel_v = sub(wall_velocity, add(vi, cross(wi, bi)))
     rel_d = scale(dt, sub(wall_velocity, add(mvi, cross(mwi, bi))))
     mass = 1.0 / inv_mi if inv_mi > 0.0 else math.inf
+    volume, area = sphere_halfspace_cap(ri, height) if overlap > 0.0 else (0.0, 0.0)
     geom = ContactGeometry(n, overlap, c, bi, bj, rel_v, scale(-1.0, wi), rel_d, scale(-dt, mwi),
-                           ri, math.inf, ri, mass, scale(0.5 * dt, mwi))
+                           ri, math.inf, ri, mass, scale(0.5 * dt, mwi), area, volume, 0.0)
     return geom, True

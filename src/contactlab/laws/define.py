@@ -657,13 +657,13 @@ def _law_body(structure, per_slot) -> str:
 @lru_cache(maxsize=None)
 def _law_module(structure) -> str:
     """Generate (once per process and structure) the law module of a user law or composite."""
-    from ..engine.codegen import cache_dir, session_dir, source_fingerprint, write_module
+    from ..engine.codegen import cache_dir, dependency_fingerprint, session_dir, write_module
 
     for slot, cls in structure:
         if not cls.trusted:
             _checked(cls)
     source, cacheable = _law_source(structure)
-    digest = hashlib.sha256((source + source_fingerprint()).encode()).hexdigest()[:16]
+    digest = hashlib.sha256((source + dependency_fingerprint(source)).encode()).hexdigest()[:16]
     tag = re.sub(r"[^0-9A-Za-z]+", "_", "_".join(cls.name for _, cls in structure))[-40:]
     name = f"_contactlab_law_{tag}_{digest}"
     if cacheable:
@@ -754,6 +754,13 @@ def _sample_inputs(cls, model=None):
     return params
 
 
+from ..geometry.lens import sphere_sphere_lens as _lens_compiled
+
+
+def _lens(ri, rj, d):
+    return _lens_compiled.py_func(ri, rj, d)
+
+
 _TRIAL_MATERIAL = Material(density=2500.0, young=1e7, poisson=0.3, name="trial")
 
 
@@ -765,7 +772,7 @@ def _trial_geometry(overlap, radius=1e-3):
     mass = 0.5 * 4.0 / 3.0 * math.pi * radius**3 * 2500.0
     return ContactGeometry(n, overlap, bi, bi, (0.0, 0.0, -(radius - 0.5 * overlap)), v, (3.0, -2.0, 5.0),
                            tuple(dt * x for x in v), (3e-6, -2e-6, 5e-6), radius, radius, 0.5 * radius, mass,
-                           (1e-6, 2e-6, -4e-6))
+                           (1e-6, 2e-6, -4e-6), *_lens(radius, radius, 2.0 * radius - overlap), 0.0)
 
 
 def _is_number(x) -> bool:

@@ -5,6 +5,7 @@ import importlib
 
 from ..errors import InputError
 from .base import ContactModel
+from .convex_roll import ConvexRollContact
 from .define import Contact
 from .hertz_mindlin import HertzMindlin
 from .ice import Ice
@@ -12,6 +13,7 @@ from .linear_spring_dashpot import LinearSpringDashpot
 from .luding import Luding
 from .parallel_bond import ParallelBond
 from .sphere_sphere_contact import SphereSphereContact
+from .volume_contact import VolumeContact
 
 __all__ = ["MODELS", "register", "model_from_dict", "model_class"]
 
@@ -26,7 +28,7 @@ def register(cls: type[ContactModel]) -> type[ContactModel]:
     return cls
 
 
-for _cls in (Contact, HertzMindlin, Ice, LinearSpringDashpot, Luding, ParallelBond, SphereSphereContact):
+for _cls in (Contact, ConvexRollContact, HertzMindlin, Ice, LinearSpringDashpot, Luding, ParallelBond, SphereSphereContact, VolumeContact):
     register(_cls)
 
 
