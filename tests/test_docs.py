@@ -18,7 +18,8 @@ ROOT = Path(__file__).resolve().parent.parent
                                     "contactlab.laws.hertz_mindlin", "contactlab.laws.linear_spring_dashpot",
                                     "contactlab.laws.sphere_sphere_contact", "contactlab.laws.luding",
                                     "contactlab.laws.ice", "contactlab.laws.parallel_bond", "contactlab.probe",
-                                    "contactlab.laws.define"])
+                                    "contactlab.laws.define", "contactlab.packing.levelset",
+                                    "contactlab.packing.regions"])
 def test_docstring_examples(module):
     result = doctest.testmod(importlib.import_module(module), optionflags=doctest.ELLIPSIS)
     assert result.failed == 0 and result.attempted > 0
@@ -30,7 +31,7 @@ def test_quickstart_example_runs(capsys):
     assert "contacts = " in out and "dissipated" in out
 
 
-@pytest.mark.parametrize("scene", ["column_collapse.toml", "piston_compression.toml"])
+@pytest.mark.parametrize("scene", ["column_collapse.toml", "piston_compression.toml", "hopper_pour.toml"])
 def test_example_scenes_are_valid(scene):
     from contactlab.io.scenefile import load_scene_file
 

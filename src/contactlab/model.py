@@ -1,12 +1,14 @@
 """The frozen model: everything about the bodies that does not change during a run.
 
 Arrays are read-only after :meth:`contactlab.Scene.finalize`.  Ownership of each array is in its
-name's docstring: *per sphere* arrays have one row per sphere in the order the spheres were added,
-*per wall* arrays one row per wall, *per material* one row per material.
+name's docstring: *per body* arrays have one row per body (spheres and every other shape share one
+index space, in the order the bodies were added), *per wall* arrays one row per wall, *per mesh*
+one row per mesh wall, *per triangle* one row per mesh triangle, *per material* one row per
+material.
 """
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 
 import numpy as np
 
@@ -17,21 +19,38 @@ __all__ = ["Model"]
 
 @dataclass(frozen=True, eq=False)
 class Model:
-    """Frozen description of spheres, walls and materials.
+    """Frozen description of bodies, walls, meshes and materials.
 
     Attributes
     ----------
-    radius : (N,) float64, m, per sphere
-    mass : (N,) float64, kg, per sphere (its own mass, also for fixed spheres)
-    inv_mass : (N,) float64, 1/kg, per sphere; 0 for fixed (kinematic) spheres
-    inertia : (N,) float64, kg m^2, per sphere: 2/5 m r^2 (solid sphere)
-    inv_inertia : (N,) float64, 1/(kg m^2), per sphere; 0 for fixed spheres
-    material : (N,) uint16, per sphere, index into ``materials``
-    fixed : (N,) bool, per sphere: kinematic body that moves at its prescribed velocity
-    wall_normal : (W, 3) float64, unit, per wall: points into the half-space of the spheres
+    radius : (N,) float64, m, per body: a sphere's radius; for other shapes the radius of the
+        bounding sphere about the centre of mass (the broad phase's radius)
+    mass : (N,) float64, kg, per body (its own mass, also for fixed bodies)
+    inv_mass : (N,) float64, 1/kg, per body; 0 for fixed (kinematic) bodies
+    inertia : (N,) float64, kg m^2, per body: 2/5 m r^2 for a sphere; the smallest principal moment
+        for other shapes
+    inv_inertia : (N,) float64, 1/(kg m^2), per body; 0 for fixed bodies
+    material : (N,) uint16, per body, index into ``materials``
+    fixed : (N,) bool, per body: kinematic body that moves at its prescribed velocity
+    wall_normal : (W, 3) float64, unit, per wall: points into the half-space of the bodies
     wall_material : (W,) uint16, per wall, index into ``materials``
     materials : tuple of Material, per material
     gravity : (3,) float64, m/s^2
+    shape_kind : (N,) uint8, per body: SPHERE, ELLIPSOID, POLYHEDRON, ROLL (:mod:`contactlab.geometry.shapes`)
+    shape_ref : (N,) int64, per body: where its parameters start in ``shape_data``
+    shape_data : (M,) float64: the shapes' parameters (body frames), followed by the mesh
+        triangles' vertices at the start (the run's current ones are in the state)
+    principal_inertia : (N, 3) float64, kg m^2, per body: principal moments (body frame)
+    contact_radius : (N,) float64, m, per body: a sphere's radius; an ellipsoid's smallest
+        semi-axis; a polyhedron's volume-equivalent radius; a roll's largest hull radius.  The
+        length ``max_overlap`` refers to, and the radius of curvature a polyhedron's contacts use.
+    mesh_material : (Mm,) uint16, per mesh; mesh_names : tuple of str, per mesh
+    mesh_first : (Mm + 1,) int64: triangles ``mesh_first[m] <= t < mesh_first[m + 1]`` belong to mesh m
+    tri_mesh : (T,) int64, per triangle: its mesh; tri_ref : (T,) int64, per triangle: offset of its
+        9 vertex coordinates in ``shape_data``
+    mesh_local : (T, 9) float64, m, per triangle: vertices relative to the mesh's reference point,
+        in the mesh's own frame (a moving mesh turns them with its orientation)
+    mesh_size : (Mm,) float64, m, per mesh: largest distance of a vertex from its reference point
     """
 
     radius: np.ndarray
@@ -45,16 +64,66 @@ class Model:
     wall_material: np.ndarray
     materials: tuple[Material, ...]
     gravity: np.ndarray
+    shape_kind: np.ndarray | None = None
+    shape_ref: np.ndarray | None = None
+    shape_data: np.ndarray | None = None
+    principal_inertia: np.ndarray | None = None
+    contact_radius: np.ndarray | None = None
+    mesh_material: np.ndarray | None = None
+    mesh_names: tuple = field(default=())
+    mesh_first: np.ndarray | None = None
+    tri_mesh: np.ndarray | None = None
+    tri_ref: np.ndarray | None = None
+    mesh_local: np.ndarray | None = None
+    mesh_size: np.ndarray | None = None
 
     def __post_init__(self):
+        n = self.radius.shape[0]
+        defaults = dict(
+            shape_kind=lambda: np.zeros(n, dtype=np.uint8),
+            shape_ref=lambda: np.arange(n, dtype=np.int64),
+            shape_data=lambda: self.radius.astype(np.float64).copy(),
+            principal_inertia=lambda: np.repeat(self.inertia[:, None], 3, axis=1),
+            contact_radius=lambda: self.radius.copy(),
+            mesh_material=lambda: np.zeros(0, dtype=np.uint16),
+            mesh_first=lambda: np.zeros(1, dtype=np.int64),
+            tri_mesh=lambda: np.zeros(0, dtype=np.int64),
+            tri_ref=lambda: np.zeros(0, dtype=np.int64),
+            mesh_local=lambda: np.zeros((0, 9)),
+            mesh_size=lambda: np.zeros(0),
+        )
+        for name, make in defaults.items():
+            if getattr(self, name) is None:
+                object.__setattr__(self, name, make())
         for name in ("radius", "mass", "inv_mass", "inertia", "inv_inertia", "material", "fixed",
-                     "wall_normal", "wall_material", "gravity"):
+                     "wall_normal", "wall_material", "gravity", *defaults):
             getattr(self, name).setflags(write=False)
 
     @property
     def n_spheres(self) -> int:
-        """Number of spheres N."""
+        """Number of bodies N (kept under its first name: spheres and every other shape)."""
         return int(self.radius.shape[0])
+
+    @property
+    def n_bodies(self) -> int:
+        """Number of bodies N (spheres and every other shape)."""
+        return int(self.radius.shape[0])
+
+    @property
+    def n_meshes(self) -> int:
+        """Number of mesh walls."""
+        return int(self.mesh_material.shape[0])
+
+    @property
+    def n_triangles(self) -> int:
+        """Number of mesh triangles T (all meshes)."""
+        return int(self.tri_ref.shape[0])
+
+    @property
+    def has_shapes(self) -> bool:
+        """True when a body is not a sphere or a mesh is present (the kernels then carry the
+        narrow phase of every shape)."""
+        return bool(self.shape_kind.any()) or self.n_triangles > 0
 
     @property
     def n_walls(self) -> int:

@@ -2,6 +2,8 @@
 from __future__ import annotations
 
 import math
+import os
+import re
 import time as _time
 from pathlib import Path
 from typing import Iterable
@@ -15,7 +17,7 @@ from .bonds import BondLog
 from .engine import layout
 from .engine.codegen import kernel_module
 from .engine.contact_table import ContactTable
-from .errors import InputError, SimulationBlowUp, StabilityError
+from .errors import ContactlabError, InputError, SimulationBlowUp, StabilityError
 from .laws.base import ContactModel, PairCase
 from .materials import Material
 from .model import Model
@@ -37,6 +39,13 @@ def _compiled(contact_model, kernel, *args):
     except numba.core.errors.NumbaError as exc:
         from .laws.define import explain_compile_error
 
+        first = next((m.group(1) for m in re.finditer(r'File "([^"]+)", line \d+', str(exc))), "")
+        engine = str(Path(__file__).resolve().parent)
+        if first and os.path.abspath(first).startswith(engine) and "/laws/" not in first.replace(os.sep, "/"):
+            # the failing line is in contactlab's own engine or geometry, not in the law
+            raise ContactlabError(f"contactlab's step kernels failed to compile at {first} (an internal error, "
+                                  f"not a problem of the law {getattr(contact_model, 'name', '')}); please report "
+                                  f"it with Numba's message, chained below") from exc
         raise explain_compile_error(exc, contact_model) from exc
 
 
@@ -74,6 +83,15 @@ class Simulation:
         Run the step kernels and the contact law as plain Python, uncompiled (default False), so
         that a breakpoint or a ``print`` inside a law works.  Same results, about a thousand times
         slower: for a handful of spheres.
+    shape_contact : str
+        How convex non-spherical bodies (polyhedra, rolls, mixed pairs) meet:
+        ``"minkowski"`` (default): overlap and normal from the Minkowski penetration (GJK/EPA), the
+        force through the deepest points, an energy-conserving contact (ECC) for any elastic law;
+        ``"common_plane"``: the same overlap with the force at the centroid of the vertices that
+        cross the common plane (a common-plane style contact point, not energy-conserving: kept
+        for comparison); ``"volume"``: the record also carries the overlap volume and its
+        gradient (the contact-volume ECC; chosen automatically for
+        :class:`~contactlab.models.VolumeContact`).
 
     The stability limit is the smallest, over the pairs of bodies that can meet (two free spheres,
     a free and a fixed sphere, a free sphere and a wall; for each material the smallest sphere),
@@ -96,24 +114,25 @@ class Simulation:
 
     def __init__(self, scene: Scene, model: ContactModel, dt: float | None = None, *, skin: float | None = None,
                  max_overlap: float = 0.1, initial_overlap_tolerance: float = 0.02, threads: int | None = None,
-                 local_damping: float = 0.0, debug: bool = False):
+                 local_damping: float = 0.0, debug: bool = False, shape_contact: str = "minkowski"):
         if not isinstance(scene, Scene):
             raise InputError(f"scene must be a contactlab.Scene, got {type(scene).__name__}")
         model_data, state = scene.finalize()
         self._setup(model_data, state, model, dt=dt, skin=skin, max_overlap=max_overlap,
                     initial_overlap_tolerance=initial_overlap_tolerance, threads=threads, check_initial=True,
-                    local_damping=local_damping, debug=debug)
+                    local_damping=local_damping, debug=debug, shape_contact=shape_contact)
 
     # ------------------------------------------------------------------ construction
     def _setup(self, model_data: Model, state: State, contact_model: ContactModel, *, dt, skin, max_overlap,
                initial_overlap_tolerance, threads, check_initial, table_data=None, exclusions=None,
-               local_damping=0.0, debug=False):
+               local_damping=0.0, debug=False, shape_contact="minkowski"):
         if not isinstance(contact_model, ContactModel):
             raise InputError(f"model must be a contact model such as cl.models.HertzMindlin(...), "
                              f"got {type(contact_model).__name__}")
         self.model: Model = model_data
         self.contact_model: ContactModel = contact_model
         self.state: State = state
+        self._init_shapes(shape_contact)
         self.max_overlap = as_positive("max_overlap", max_overlap)
         if self.max_overlap >= 1.0:
             raise InputError(f"max_overlap must be < 1 (a fraction of the smaller radius), got {self.max_overlap!r}")
@@ -144,9 +163,12 @@ class Simulation:
         if skin is None:
             skin = 0.4 * float(model_data.radius.min())
         self.dissipation_terms: tuple[str, ...] = contact_model.dissipation_terms
-        self.table = ContactTable(model_data.n_spheres, model_data.n_walls,
-                                  contact_model.history_size + max(len(self.dissipation_terms), 1),
-                                  as_positive("skin", skin, "m"), bond_column=contact_model.bond_field)
+        n_hist = contact_model.history_size + max(len(self.dissipation_terms), 1)
+        #: first of the three history columns that keep a shape pair's last normal (-1: spheres only)
+        self._geo_col = n_hist if model_data.has_shapes else -1
+        self.table = ContactTable(model_data.n_spheres, model_data.n_walls, n_hist + (3 if model_data.has_shapes else 0),
+                                  as_positive("skin", skin, "m"), bond_column=contact_model.bond_field,
+                                  n_triangles=model_data.n_triangles)
         n_terms = len(self.dissipation_terms)
         if state.dissipation_terms is None or state.dissipation_terms.shape != (model_data.n_spheres, n_terms):
             state.dissipation_terms = np.zeros((model_data.n_spheres, n_terms))
@@ -160,9 +182,14 @@ class Simulation:
         self.failure: SimulationBlowUp | None = None
         #: True when the kernels and the law run as plain Python (``debug=True``)
         self.debug = bool(debug)
-        self._kernels = kernel_module(contact_model.law_module, self.debug)
+        from .engine.codegen import shape_features
+
+        #: the narrow phases this scene's kernels carry (False: spheres and plane walls only)
+        self.shape_features = shape_features(model_data.shape_kind, model_data.n_triangles, self._mode == 2)
+        self._kernels = kernel_module(contact_model.law_module, self.debug, self.shape_features)
         self.exclusions = exclusions if exclusions is not None else Exclusions(
-            model_data.n_materials, model_data.n_spheres + model_data.n_walls)
+            model_data.n_materials, model_data.n_spheres + model_data.n_walls + model_data.n_triangles)
+        self._scratch = np.zeros((0, 8))
         with self._threads():
             if table_data is None:
                 self._rebuild()
@@ -172,6 +199,58 @@ class Simulation:
         e0 = self.energy()
         self._initial_energy = e0["total"] - e0["boundary_work"]
         self._initial_terms = e0
+
+    _SHAPE_CONTACT = {"minkowski": 0, "common_plane": 1, "volume": 2}
+
+    def _init_shapes(self, shape_contact):
+        """Per-run copies of the mutable shape arrays (mesh triangles move) and the contact mode."""
+        m, s = self.model, self.state
+        if not isinstance(shape_contact, str) or shape_contact not in self._SHAPE_CONTACT:
+            raise InputError(f"shape_contact must be one of {', '.join(map(repr, self._SHAPE_CONTACT))}, "
+                             f"got {shape_contact!r}")
+        if getattr(self.contact_model, "needs_volume", False):
+            if shape_contact == "common_plane":
+                raise InputError(f"{type(self.contact_model).__name__} needs the overlap volume: use "
+                                 f"shape_contact='volume' (the default for it), not 'common_plane'")
+            shape_contact = "volume"
+            bad = [k for k in np.unique(m.shape_kind) if k not in (0, 2)]
+            if (m.shape_kind == 0).any() and (m.shape_kind == 2).any():
+                raise InputError(f"{type(self.contact_model).__name__} (the contact-volume ECC) computes the overlap "
+                                 f"volume of two spheres or of two convex polyhedra, not of a sphere and a polyhedron; "
+                                 f"give the spheres as polyhedra or use another model")
+            if bad or m.n_triangles:
+                from .geometry.shapes import KIND_NAMES
+
+                what = ", ".join(KIND_NAMES[int(k)] + "s" for k in bad) + (" mesh walls" if m.n_triangles else "")
+                raise InputError(f"{type(self.contact_model).__name__} (the contact-volume ECC) computes overlap "
+                                 f"volumes of spheres, convex polyhedra and plane walls only; this scene has {what}")
+        self.shape_contact = shape_contact
+        self._mode = self._SHAPE_CONTACT[shape_contact]
+        n_m = m.n_meshes
+        if s.shape_data is None:
+            s.shape_data = m.shape_data.copy()
+        if s.mesh_positions is None:
+            s.mesh_positions = np.zeros((n_m, 3))
+            s.mesh_orientations = np.tile([1.0, 0.0, 0.0, 0.0], (n_m, 1))
+            s.mesh_velocities = np.zeros((n_m, 3))
+            s.mesh_angular_velocities = np.zeros((n_m, 3))
+        self._mesh_build_pos = s.mesh_positions.copy()
+        self._mesh_build_quat = s.mesh_orientations.copy()
+        self._inv_principal = np.where(m.fixed[:, None], 0.0, 1.0 / m.principal_inertia)
+
+    def _shape_args(self):
+        """The tuples the kernels take for shapes, rigid bodies and meshes (see kernels.advance)."""
+        m, s = self.model, self.state
+        need = self.table.pair_i.shape[0]
+        if self._scratch.shape[0] < need:
+            self._scratch = np.zeros((need, 8))
+        bodies = (m.shape_kind, m.shape_ref, s.shape_data, m.contact_radius, np.int64(self._geo_col),
+                  np.int64(self._mode))
+        rigid = (m.shape_kind, m.principal_inertia, self._inv_principal)
+        meshes = (m.tri_ref, m.tri_mesh, s.mesh_positions, s.mesh_orientations, s.mesh_velocities,
+                  s.mesh_angular_velocities, m.mesh_material, self._scratch)
+        motion = (m.mesh_local, m.mesh_first, self._mesh_build_pos, self._mesh_build_quat, m.mesh_size)
+        return bodies, rigid, meshes, motion
 
     def _check_initial_overlaps(self):
         from scipy.spatial import cKDTree
@@ -183,7 +262,8 @@ class Simulation:
         pairs = tree.query_pairs(2.0 * float(r.max()), output_type="ndarray")
         if len(pairs):
             i, j = pairs[:, 0], pairs[:, 1]
-            keep = ~(m.fixed[i] & m.fixed[j])
+            # spheres here; the other shapes' overlaps show at the first force evaluation
+            keep = ~(m.fixed[i] & m.fixed[j]) & (m.shape_kind[i] == 0) & (m.shape_kind[j] == 0)
             i, j = i[keep], j[keep]
             overlap = r[i] + r[j] - np.linalg.norm(pos[j] - pos[i], axis=1)
             ratio = overlap / np.minimum(r[i], r[j])
@@ -198,7 +278,7 @@ class Simulation:
         for w in range(m.n_walls):
             h = (pos - s.wall_points[w]) @ m.wall_normal[w]
             ratio = (r - h) / r
-            bad = (ratio > tol) & ~m.fixed
+            bad = (ratio > tol) & ~m.fixed & (m.shape_kind == 0)
             if bad.any():
                 k = int(np.argmax(np.where(bad, ratio, -np.inf)))
                 raise InputError(
@@ -210,26 +290,31 @@ class Simulation:
         self._accuracy_limit = math.inf
         m = self.model
         free = ~m.fixed
-        # representatives: per material, the two smallest free spheres and the smallest fixed one
-        free_reps, fixed_reps = [], []  # (material index, radius, mass, inertia, sphere index)
+        # representatives: per material, the two smallest free bodies and the smallest fixed one
+        # (the radius of a non-spherical body: its contact radius, the smallest curvature it shows)
+        rad = m.contact_radius
+        free_reps, fixed_reps = [], []  # (material index, radius, mass, inertia, body index)
         for a in np.unique(m.material):
             idx = np.flatnonzero(free & (m.material == a))
-            for p in idx[np.argsort(m.radius[idx], kind="stable")[:2]]:
-                free_reps.append((int(a), float(m.radius[p]), float(m.mass[p]), float(m.inertia[p]), int(p)))
+            for p in idx[np.argsort(m.mass[idx], kind="stable")[:2]]:
+                free_reps.append((int(a), float(rad[p]), float(m.mass[p]), float(m.inertia[p]), int(p)))
             idx = np.flatnonzero(m.fixed & (m.material == a))
             if len(idx):
-                p = int(idx[np.argmin(m.radius[idx])])
-                fixed_reps.append((int(a), float(m.radius[p]), math.inf, math.inf, p))
+                p = int(idx[np.argmin(rad[idx])])
+                fixed_reps.append((int(a), float(rad[p]), math.inf, math.inf, p))
         best, where = math.inf, "no contact can occur"
         mats = m.materials
         for a, ra, ma, ia, pa in free_reps:
             others = [(f"sphere {pb}", b, rb, mb, ib) for (b, rb, mb, ib, pb) in free_reps + fixed_reps if pb != pa]
             others += [(f"wall {w}", int(m.wall_material[w]), math.inf, math.inf, math.inf) for w in range(m.n_walls)]
+            others += [(f"mesh {q} ({m.mesh_names[q]})", int(m.mesh_material[q]), math.inf, math.inf, math.inf)
+                       for q in range(m.n_meshes)]
             for label, b, rb, mb, ib in others:
                 case = PairCase(mats[a], mats[b], ra, rb, ma, mb, ia, ib, self.max_overlap * min(ra, rb))
                 limit = self.contact_model.stability_limit(case)
                 if limit < best:
-                    best, where = limit, f"sphere {pa} (radius {ra:g} m) against {label}"
+                    what = "sphere" if m.shape_kind[pa] == 0 else "body"
+                    best, where = limit, f"{what} {pa} (radius {ra:g} m) against {label}"
                 accuracy = getattr(self.contact_model, "accuracy_limit", None)
                 if accuracy is not None:
                     self._accuracy_limit = min(self._accuracy_limit, float(accuracy(case)))
@@ -447,8 +532,7 @@ class Simulation:
         if len(i) == 0:
             return 0
         with self._threads():
-            t.rebuild(s.positions, m.radius, m.fixed, s.wall_points, m.wall_normal, self.exclusions, m.material,
-                      m.wall_material, extra_pairs=(i, j))
+            self._rebuild(extra_pairs=(i, j))
         n = t.n_pairs
         rows = np.searchsorted(t.pair_i[:n].astype(np.int64) * nb + t.pair_j[:n], i * nb + j)
         d = np.linalg.norm(s.positions[j] - s.positions[i], axis=1)
@@ -506,10 +590,16 @@ class Simulation:
 
         return _Ctx()
 
-    def _rebuild(self):
+    def _rebuild(self, extra_pairs=None):
         s, m = self.state, self.model
+        wall_material = m.wall_material
+        if m.n_triangles:
+            wall_material = np.concatenate([m.wall_material, m.mesh_material[m.tri_mesh]]).astype(np.uint16)
         self.table.rebuild(s.positions, m.radius, m.fixed, s.wall_points, m.wall_normal, self.exclusions, m.material,
-                           m.wall_material)
+                           wall_material, extra_pairs=extra_pairs,
+                           triangles=(s.shape_data, m.tri_ref) if m.n_triangles else None)
+        self._mesh_build_pos[...] = s.mesh_positions
+        self._mesh_build_quat[...] = s.mesh_orientations
 
     def _evaluate_initial_forces(self):
         s, m, t = self.state, self.model, self.table
@@ -520,7 +610,7 @@ class Simulation:
             s.wall_points, m.wall_normal, s.wall_velocities, m.wall_material, t.i_start, t.pair_j,
             t.j_start, t.j_pairs, t.hist, t.out, t.status, self._owner, self.table_params, s.dissipated,
             s.dissipation_terms, s.boundary_work, t.ref_pos, 0.5 * t.skin, self.max_overlap, self._flags, n_blocks(),
-            self.local_damping, s.damping_work, self._damping_force)
+            self.local_damping, s.damping_work, self._damping_force, *self._shape_args()[:3])
         self._handle_flags()
 
     def _advance(self, n_steps: int, resume: bool) -> tuple[int, bool]:
@@ -532,7 +622,7 @@ class Simulation:
             m.material, m.gravity, s.wall_points, m.wall_normal, s.wall_velocities, m.wall_material, t.wall_ref,
             t.i_start, t.pair_j, t.j_start, t.j_pairs, t.hist, t.out, t.status, self._owner, self.table_params,
             s.dissipated, s.dissipation_terms, s.boundary_work, t.ref_pos, 0.5 * t.skin, self.max_overlap,
-            self._flags, n_blocks(), self.local_damping, s.damping_work, self._damping_force)
+            self._flags, n_blocks(), self.local_damping, s.damping_work, self._damping_force, *self._shape_args())
         return int(k), bool(mid)
 
     def _advance_steps(self, n: int) -> None:
@@ -611,12 +701,14 @@ class Simulation:
                 f"{when}: sphere {p} has a non-finite position/velocity (position {s.positions[p].tolist()}, "
                 f"velocity {s.velocities[p].tolist()}); {len(idx)} sphere(s) affected. {hint}",
                 time=s.time, step=s.step, particles=tuple(int(q) for q in idx[:10]))
-        rmin = np.where(c["j"] >= 0, np.minimum(m.radius[c["i"]], m.radius[np.maximum(c["j"], 0)]), m.radius[c["i"]])
+        cr = m.contact_radius  # the length max_overlap refers to (a sphere's radius)
+        rmin = np.where(c["j"] >= 0, np.minimum(cr[c["i"]], cr[np.maximum(c["j"], 0)]), cr[c["i"]])
         ratio = c["overlap"] / rmin
         k = int(np.argmax(ratio))
-        other = f"sphere {c['j'][k]}" if c["j"][k] >= 0 else f"wall {c['wall'][k]}"
+        other = (f"body {c['j'][k]}" if c["j"][k] >= 0 else f"wall {c['wall'][k]}" if c["wall"][k] >= 0 else
+                 f"mesh {c['mesh'][k]} (triangle {c['triangle'][k]})")
         return SimulationBlowUp(
-            f"{when}: the overlap between sphere {c['i'][k]} and {other} reached {c['overlap'][k]:.6g} m, "
+            f"{when}: the overlap between body {c['i'][k]} and {other} reached {c['overlap'][k]:.6g} m, "
             f"{100 * ratio[k]:.3g}% of the smaller radius (the limit is max_overlap={self.max_overlap:g}). {hint}",
             time=s.time, step=s.step, particles=tuple(p for p in (c["i"][k], c["j"][k]) if p >= 0))
 
@@ -756,13 +848,17 @@ class Simulation:
 
         Keys (one row per contact; body ``i`` is the spec's sphere 0, ``j`` its sphere 1):
 
-        * ``i`` (sphere), ``j`` (sphere, or -1 for a wall contact), ``wall`` (wall index, or -1);
+        * ``i`` (body), ``j`` (body, or -1 for a wall or mesh contact), ``wall`` (wall index, or -1),
+          ``mesh`` and ``triangle`` (the mesh and its triangle, or -1);
         * ``overlap`` (m, > 0 in contact) and ``gap`` (m, ``-overlap``);
         * ``normal`` (unit, from i towards j; for a wall, into the wall), alias ``director``;
         * ``contact_point`` (m), midway through the overlap;
         * ``force`` (N, global: the force on i; j receives ``-force``), ``normal_force`` (N, the
           normal component of the force on j, > 0 when it pushes the bodies apart),
-          ``torque_i`` and ``torque_j`` (N m, about each centre; 0 for walls);
+          ``torque_i`` and ``torque_j`` (N m, about each centre; 0 for walls; for a mesh, about its
+          reference point);
+        * ``trail_velocity`` (m/s): ``omega_i x (contact_point - x_i)``, the velocity of the contact
+          point due to the turning of body i (spec 003's output for the convex roll);
         * ``displacement`` (m, ``x_j - x_i``; for a wall, from the centre of i to its foot on the
           wall), ``displacement_local`` (m, ``(0, 0, gap)``), ``relative_velocity`` (m/s,
           ``v_j - v_i`` of the centres; for a wall, the wall's velocity minus ``v_i``);
@@ -812,21 +908,26 @@ class Simulation:
         return out
 
     def _pair_data(self, i: np.ndarray, jraw: np.ndarray, rows: np.ndarray) -> dict[str, np.ndarray]:
-        """Per-pair arrays for bodies ``i``, ``jraw`` (sphere index or N + wall) and table rows
-        (``-1``: not in contact, zero force and history)."""
+        """Per-pair arrays for bodies ``i``, ``jraw`` (body index, N + wall, or N + W + triangle)
+        and table rows (``-1``: not in contact, zero force and history)."""
         s, m, t = self.state, self.model, self.table
         ns = m.n_spheres
+        nsw = ns + m.n_walls
         npair = len(i)
-        is_wall = jraw >= ns
-        j = np.where(is_wall, -1, jraw)
+        is_body = jraw < ns
+        is_wall = (jraw >= ns) & (jraw < nsw)
+        is_tri = jraw >= nsw
+        j = np.where(is_body, jraw, -1)
         wall = np.where(is_wall, jraw - ns, -1)
+        triangle = np.where(is_tri, jraw - nsw, -1)
+        mesh = np.where(is_tri, m.tri_mesh[np.maximum(triangle, 0)] if m.n_triangles else -1, -1)
         xi = s.positions[i]
         ri = m.radius[i]
         normal = np.zeros((npair, 3))
         overlap = np.zeros(npair)
         displacement = np.zeros((npair, 3))
         rel_vel = np.zeros((npair, 3))
-        sp = ~is_wall
+        sp = is_body
         if sp.any():
             d = s.positions[j[sp]] - xi[sp]
             dist = np.linalg.norm(d, axis=1)
@@ -842,16 +943,29 @@ class Simulation:
             overlap[is_wall] = ri[is_wall] - height
             displacement[is_wall] = -height[:, None] * m.wall_normal[w]
             rel_vel[is_wall] = s.wall_velocities[w] - s.velocities[i[is_wall]]
+        if is_tri.any():
+            q = mesh[is_tri]
+            displacement[is_tri] = s.mesh_positions[q] - xi[is_tri]
+            rel_vel[is_tri] = s.mesh_velocities[q] - s.velocities[i[is_tri]]
         have = rows >= 0
         out = np.zeros((npair, t.out.shape[1]))
         out[have] = t.out[rows[have]]
         hist = np.zeros((npair, t.hist.shape[1]))
         hist[have] = t.hist[rows[have]]
         contact_point = xi + (ri - 0.5 * overlap)[:, None] * normal
+        # where the kernel evaluated the contact, its geometry as the narrow phase found it (the
+        # only source for non-spherical bodies and mesh triangles)
+        normal[have] = out[have, layout.OUT_NORMAL: layout.OUT_NORMAL + 3]
+        overlap[have] = out[have, layout.OUT_OVERLAP]
+        contact_point[have] = out[have, layout.OUT_POINT: layout.OUT_POINT + 3]
         force = out[:, layout.OUT_FORCE: layout.OUT_FORCE + 3].copy()
         torque_j = out[:, layout.OUT_TORQUE_J: layout.OUT_TORQUE_J + 3].copy()
-        # torque_i + torque_j = (b_i - b_j) x force: the centre distance for two spheres, b_i for a wall
-        lever = np.where(is_wall[:, None], contact_point - xi, s.positions[np.maximum(j, 0)] - xi)
+        # torque_i + torque_j = (x_j - x_i) x force when both torques are taken about the centres
+        # (the branch vectors end at the same line of action); for a wall torque_j is minus the
+        # couple (branch b_j = 0), for a mesh it is about the mesh's reference point
+        lever = np.where(is_wall[:, None], contact_point - xi, np.where(
+            is_tri[:, None], s.mesh_positions[np.maximum(mesh, 0)] - xi if m.n_meshes else 0.0,
+            s.positions[np.maximum(j, 0)] - xi))
         torque_i = np.cross(lever, force) - torque_j
         torque_j[is_wall] = 0.0
         gap = -overlap
@@ -861,6 +975,8 @@ class Simulation:
             "i": i,
             "j": j,
             "wall": wall,
+            "mesh": mesh,
+            "triangle": triangle,
             "overlap": overlap,
             "gap": gap,
             "normal": normal,
@@ -874,6 +990,7 @@ class Simulation:
             "displacement_local": local,
             "relative_velocity": rel_vel,
             "elastic_energy": out[:, layout.OUT_ELASTIC].copy(),
+            "trail_velocity": np.cross(s.angular_velocities[i], contact_point - xi),
         }
         for name, sl in self.contact_model.history_slices().items():
             block = hist[:, sl].copy()
@@ -906,6 +1023,107 @@ class Simulation:
         """Number of active contacts."""
         return int(np.count_nonzero(self.table.status[: self.table.n_pairs] == layout.ACTIVE))
 
+    def mesh_forces(self) -> np.ndarray:
+        """(Mm, 3) total force exerted by the bodies on each mesh wall at the last evaluation, N."""
+        c = self.contacts()
+        out = np.zeros((self.model.n_meshes, 3))
+        mask = c["mesh"] >= 0
+        np.add.at(out, c["mesh"][mask], -c["force"][mask])
+        return out
+
+    def mesh_torques(self) -> np.ndarray:
+        """(Mm, 3) total torque exerted by the bodies on each mesh wall about its reference point
+        (:attr:`mesh_positions`, the point it turns about) at the last evaluation, N m."""
+        c = self.contacts()
+        out = np.zeros((self.model.n_meshes, 3))
+        mask = c["mesh"] >= 0
+        np.add.at(out, c["mesh"][mask], c["torque_j"][mask])
+        return out
+
+    @property
+    def mesh_positions(self) -> np.ndarray:
+        """(Mm, 3) reference point of each mesh wall, m (a copy)."""
+        return self.state.mesh_positions.copy()
+
+    @property
+    def mesh_orientations(self) -> np.ndarray:
+        """(Mm, 4) orientation of each mesh wall (unit quaternion, its initial frame to global)."""
+        return self.state.mesh_orientations.copy()
+
+    def mesh_triangles(self, mesh: int | None = None) -> np.ndarray:
+        """(T, 3, 3) current vertices of the triangles of one mesh (or of all meshes), m."""
+        m = self.model
+        tri = self.state.shape_data[m.tri_ref[:, None] + np.arange(9)].reshape(-1, 3, 3) if m.n_triangles else \
+            np.zeros((0, 3, 3))
+        if mesh is None:
+            return tri
+        q = self._mesh_index(mesh)
+        return tri[m.mesh_first[q]: m.mesh_first[q + 1]]
+
+    def _mesh_index(self, q) -> int:
+        n = self.model.n_meshes
+        if isinstance(q, (bool, np.bool_)) or not isinstance(q, (int, np.integer)) or not 0 <= int(q) < n:
+            raise InputError(f"mesh index {q!r} is out of range 0..{n - 1}" if n else "the scene has no mesh walls")
+        return int(q)
+
+    def set_mesh_velocity(self, mesh: int, velocity=None, angular_velocity=None) -> None:
+        """Set the translation velocity (m/s) and/or angular velocity (rad/s, about its reference
+        point) of a mesh wall from now on."""
+        q = self._mesh_index(mesh)
+        if velocity is not None:
+            self.state.mesh_velocities[q] = as_vec3("velocity", velocity)
+        if angular_velocity is not None:
+            self.state.mesh_angular_velocities[q] = as_vec3("angular_velocity", angular_velocity)
+        self._refresh_forces()
+
+    def convex_roll_output(self, body: int) -> dict[str, np.ndarray]:
+        """Spec 003's outputs for a convex roll's contacts (one row per active contact of the roll;
+        usually one, with the ground wall).
+
+        ``Position`` (m): the contact point C (the roll's surface point deepest in the ground);
+        ``Velocity`` (m/s): the trail velocity ``omega x p_m1,C`` (``p_m1,C`` from the roll's
+        centre, the spec's marker m1, to C); ``Force`` (N): the force of the ground on the roll;
+        ``Torque`` (N m): its moment about the roll's centre, ``p_m1,C x Force``.  Also under
+        snake_case names (``position``, ``trail_velocity``, ``force``, ``torque``), with
+        ``slip_velocity`` (m/s, the tangential velocity of the roll's material point at C
+        relative to the ground) and ``normal_force`` (N).
+        """
+        from .geometry.shapes import ROLL
+        from .scene.shapes import quaternion_to_matrix
+
+        m, s = self.model, self.state
+        b = self._sphere_index(body)
+        if m.shape_kind[b] != ROLL:
+            raise InputError(f"body {b} is not a convex roll")
+        c = self.contacts()
+        rows = np.flatnonzero((c["i"] == b) | (c["j"] == b))
+        sign = np.where(c["i"][rows] == b, 1.0, -1.0)[:, None]
+        offset = m.shape_data[m.shape_ref[b] + 3]
+        centre = s.positions[b] + quaternion_to_matrix(s.orientations[b]) @ np.array([offset, 0.0, 0.0])
+        point = c["contact_point"][rows]
+        lever = point - centre
+        force = sign * c["force"][rows]
+        omega = s.angular_velocities[b]
+        trail = np.cross(omega, lever)
+        material = s.velocities[b] + np.cross(omega, point - s.positions[b])
+        other = np.zeros_like(material)
+        walls = c["wall"][rows]
+        other[walls >= 0] = s.wall_velocities[walls[walls >= 0]]
+        n = c["normal"][rows] * sign
+        rel = material - other
+        slip = rel - np.einsum("ij,ij->i", rel, n)[:, None] * n
+        torque = np.cross(lever, force)
+        return {"Position": point, "Velocity": trail, "Force": force, "Torque": torque, "position": point,
+                "trail_velocity": trail, "force": force, "torque": torque, "slip_velocity": slip,
+                "normal_force": -np.einsum("ij,ij->i", force, n)}
+
+    def rotation_matrices(self) -> np.ndarray:
+        """(N, 3, 3) rotation matrix of each body (body frame to global; for a non-spherical body
+        its principal frame: an ellipsoid's semi-axes, a roll's axis is the first column)."""
+        from .scene.shapes import quaternion_to_matrix
+
+        return np.array([quaternion_to_matrix(q) for q in self.state.orientations]).reshape(-1, 3, 3)
+
     def wall_forces(self) -> np.ndarray:
         """(W, 3) total force exerted by the spheres on each wall, N."""
         c = self.contacts()
@@ -927,9 +1145,9 @@ class Simulation:
         """
         s, m = self.state, self.model
         free = ~m.fixed
-        v, w = s.velocities[free], s.angular_velocities[free]
+        v = s.velocities[free]
         kinetic = 0.5 * float(np.dot(m.mass[free], np.einsum("ij,ij->i", v, v)))
-        rotational = 0.5 * float(np.dot(m.inertia[free], np.einsum("ij,ij->i", w, w)))
+        rotational = 0.5 * float(np.einsum("ij,ij->i", s.angular_velocities[free], self._spin_momenta()[free]).sum())
         grav = -float(np.dot(m.mass[free], s.positions[free] @ m.gravity))
         t = self.table
         elastic = float(t.out[t.active(), layout.OUT_ELASTIC].sum())
@@ -959,8 +1177,23 @@ class Simulation:
         m = self.model.mass[free, None]
         r = self.state.positions[free] - o
         orbital = np.cross(r, m * self.state.velocities[free]).sum(axis=0)
-        spin = (self.model.inertia[free, None] * self.state.angular_velocities[free]).sum(axis=0)
+        spin = self._spin_momenta()[free].sum(axis=0)
         return orbital + spin
+
+    def _spin_momenta(self) -> np.ndarray:
+        """(N, 3) angular momentum of each body about its centre, ``R I R^T omega`` (kg m^2/s)."""
+        m, s = self.model, self.state
+        w = s.angular_velocities
+        out = m.inertia[:, None] * w
+        rigid = np.flatnonzero(m.shape_kind != 0)
+        if len(rigid):
+            q = s.orientations[rigid]
+            from .scene.shapes import quaternion_to_matrix
+
+            r = np.array([quaternion_to_matrix(x) for x in q])
+            wb = np.einsum("kji,kj->ki", r, w[rigid]) * m.principal_inertia[rigid]
+            out[rigid] = np.einsum("kij,kj->ki", r, wb)
+        return out
 
     def summary(self) -> dict:
         """Numbers for the end-of-run summary (wall time, throughput, contacts, energy balance).

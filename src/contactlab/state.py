@@ -31,6 +31,12 @@ class State:
     dissipation_terms : (N, D) float64, J, per sphere: ``dissipated`` split into the law's D
         dissipation terms (D = 0 for a law that does not split it)
     damping_work : (N,) float64, J, per sphere: work taken by local damping so far
+    mesh_positions : (Mm, 3) float64, m, per mesh: its reference point (the centre it turns about)
+    mesh_orientations : (Mm, 4) float64, per mesh: unit quaternion, mesh frame to global
+    mesh_velocities, mesh_angular_velocities : (Mm, 3) float64, m/s and rad/s, per mesh
+    shape_data : (M,) float64: the model's shape parameters with the mesh triangles' current vertices
+
+    Per-sphere arrays hold one row per body (spheres and every other shape, in the order added).
     """
 
     positions: np.ndarray
@@ -47,6 +53,11 @@ class State:
     step: int = 0
     dissipation_terms: np.ndarray | None = None
     damping_work: np.ndarray | None = None
+    mesh_positions: np.ndarray | None = None
+    mesh_orientations: np.ndarray | None = None
+    mesh_velocities: np.ndarray | None = None
+    mesh_angular_velocities: np.ndarray | None = None
+    shape_data: np.ndarray | None = None
 
     def arrays(self) -> dict[str, np.ndarray]:
         """The array fields by name (shared, not copied)."""

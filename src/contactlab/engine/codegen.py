@@ -15,10 +15,12 @@ then returns its dissipation as a tuple of that length, booked term by term per 
 sphere) and ``BOND_FIELD`` (the history index of the bond state; bonded pairs are kept at any
 distance and their breakage is logged).
 
-The module name carries a hash of the template, of every contactlab source file that compiled code
-comes from (the JIT options, vector helpers, narrow phase and laws), of the law's own source file
-and of the Numba and Python versions: any change to that code yields a new module and a fresh
-compilation (Numba itself does not notice changes in called functions of other files).
+The module name carries a hash of the generated source, of every source file it imports directly
+or indirectly (contactlab's own modules and the user's, found by reading their import statements:
+the JIT options, vector helpers, the narrow phase it uses, the law and what the law imports) and of
+the Numba and Python versions: any change to that code yields a new module and a fresh compilation
+(Numba itself does not notice changes in called functions of other files), while a change to code
+a kernel does not use (another law, another shape's narrow phase) leaves it cached.
 
 Generated modules live in ``$CONTACTLAB_CACHE_DIR`` or, by default, ``~/.cache/contactlab``
 (``$XDG_CACHE_HOME/contactlab`` when set), under ``kernels/``.
@@ -41,8 +43,8 @@ import numba
 
 from ..errors import ContactlabError
 
-__all__ = ["cache_dir", "kernel_module", "is_compiled", "source_fingerprint", "python_law", "write_module",
-           "session_dir"]
+__all__ = ["cache_dir", "kernel_module", "is_compiled", "source_fingerprint", "dependency_fingerprint", "python_law",
+           "write_module", "session_dir", "dispatch_module", "FEATURES", "shape_features"]
 
 _MARK = "# @@LAW_IMPORT@@"
 _RANGE_MARK = "# @@LAW_RANGE@@"
@@ -52,6 +54,8 @@ _BOOK_MARK = "# @@DISS_BOOK@@"
 _TOTAL_MARK = "# @@DISS_TOTAL@@"
 _BOND_MARK = "# @@BOND_STATE@@"
 _BOND_ROW_MARK = "# @@BOND_ROW@@"
+_HIST_SIZE_MARK = "# @@HIST_SIZE@@"
+_SHAPES_MARK = "# @@SHAPES_IMPORT@@"
 _PACKAGE_DIR = Path(__file__).resolve().parent.parent
 
 
@@ -79,6 +83,89 @@ def cache_dir() -> Path:
 _KERNEL_SOURCES = ("_jit.py", "vec.py", "engine/layout.py", "engine/kernels.py", "geometry/*.py", "laws/*.py")
 
 
+def _project_origin(name: str) -> str | None:
+    """The source file of module ``name`` if it is project code (contactlab's, or a user's module
+    outside the Python installation), else None (the standard library, numpy, numba...)."""
+    try:
+        spec = importlib.util.find_spec(name)
+    except (ImportError, ValueError, AttributeError):
+        return None
+    if spec is None or not spec.origin or not spec.origin.endswith(".py") or not os.path.isfile(spec.origin):
+        return None
+    if name == "contactlab" or name.startswith("contactlab."):
+        return spec.origin
+    origin = os.path.realpath(spec.origin)
+    for prefix in {sys.prefix, sys.base_prefix, sys.exec_prefix}:
+        if origin.startswith(os.path.realpath(prefix) + os.sep):
+            return None
+    return spec.origin
+
+
+def _imported_modules(source: str, package: str) -> list[str]:
+    """Absolute names of the modules that ``source`` (a module of ``package``) imports, including
+    submodules named in ``from package import submodule``."""
+    import ast
+
+    names = []
+    # module-level imports only (compiled code can only use a module's globals; imports inside
+    # functions belong to the plain-Python side), including those under top-level if/try blocks
+    nodes, stack = [], list(ast.parse(source).body)
+    while stack:
+        node = stack.pop()
+        if isinstance(node, (ast.If, ast.Try)):
+            stack += node.body + node.orelse + getattr(node, "finalbody", []) + [
+                x for h in getattr(node, "handlers", []) for x in h.body]
+        else:
+            nodes.append(node)
+    for node in nodes:
+        if isinstance(node, ast.Import):
+            names += [a.name for a in node.names]
+        elif isinstance(node, ast.ImportFrom):
+            if node.level:
+                base = package.split(".")
+                base = base[: len(base) - node.level + 1] if node.level > 1 else base
+                mod = ".".join(base + ([node.module] if node.module else []))
+            else:
+                mod = node.module or ""
+            if mod:
+                names.append(mod)
+                names += [f"{mod}.{a.name}" for a in node.names]
+    return names
+
+
+@lru_cache(maxsize=256)
+def _file_imports(origin: str, package: str, mtime: float) -> tuple[str, ...]:
+    return tuple(_imported_modules(Path(origin).read_text(), package))
+
+
+_LAST_DEPENDENCIES: set = set()
+
+
+def dependency_fingerprint(source: str, package: str = "") -> str:
+    """Hash of every project source file that ``source`` imports, directly or through other
+    project modules, plus the Numba and Python versions (what a compiled kernel can depend on)."""
+    h = hashlib.sha256()
+    seen: dict[str, str] = {}
+    stack = list(_imported_modules(source, package))
+    while stack:
+        name = stack.pop()
+        if name in seen:
+            continue
+        origin = _project_origin(name)
+        seen[name] = origin or ""
+        if origin is None:
+            continue
+        pkg = name if origin.endswith("__init__.py") else name.rsplit(".", 1)[0] if "." in name else ""
+        stack += _file_imports(origin, pkg, os.path.getmtime(origin))
+    for name in sorted(n for n, o in seen.items() if o):
+        _LAST_DEPENDENCIES.add(name)
+        h.update(name.encode())
+        h.update(Path(seen[name]).read_bytes())
+    h.update(numba.__version__.encode())
+    h.update(sys.version.encode())
+    return h.hexdigest()
+
+
 @lru_cache(maxsize=1)
 def source_fingerprint() -> str:
     """Hash of contactlab's source files that kernels compile from, plus Numba/Python versions."""
@@ -100,9 +187,47 @@ def _module_source_hash(module_name: str) -> str:
     return hashlib.sha256(Path(spec.origin).read_bytes()).hexdigest()
 
 
-def _generated_source(law_module: str, debug: bool = False) -> tuple[str, str]:
+#: narrow phases a scene may need besides sphere-sphere, sphere-plane and sphere-triangle
+FEATURES = ("ELLIPSOID", "CONVEX", "ROLL", "VOLUME")
+_FEATURE_STUBS = "from contactlab.geometry.stubs import {names}  # not needed by this scene\n"
+
+
+def dispatch_module(features) -> str:
+    """Name of the generated copy of :mod:`contactlab.geometry.dispatch` that keeps the narrow
+    phases in ``features`` (a subset of :data:`FEATURES`) and replaces the others by the
+    stand-ins of :mod:`contactlab.geometry.stubs` (written once into the kernel cache)."""
+    features = tuple(sorted(set(features)))
+    unknown = set(features) - set(FEATURES)
+    if unknown:
+        raise ContactlabError(f"unknown narrow-phase features {sorted(unknown)}; known: {FEATURES}")
+    return _dispatch_module(features)
+
+
+@lru_cache(maxsize=None)
+def _dispatch_module(features: tuple) -> str:
+    path = _PACKAGE_DIR / "geometry" / "dispatch.py"
+    lines = path.read_text().splitlines(keepends=True)
+    for feature in FEATURES:
+        mark = f"# @@FEATURE_{feature}@@"
+        found = [k for k, line in enumerate(lines) if mark in line]
+        if len(found) != 1:
+            raise ContactlabError(f"geometry/dispatch.py must contain one import line marked {mark}")
+        if feature not in features:
+            names = lines[found[0]].split(" import ", 1)[1].split("#", 1)[0].strip()
+            lines[found[0]] = _FEATURE_STUBS.format(names=names)
+    source = f"# Generated by contactlab from geometry/dispatch.py for {features or 'meshes'}; do not edit.\n" + \
+        "".join(lines)
+    digest = hashlib.sha256((source + dependency_fingerprint(source)).encode()).hexdigest()[:16]
+    name = f"_contactlab_dispatch_{''.join(f[0] for f in features) or 'M'}_{digest}"
+    write_module(cache_dir(), name, source)
+    return name
+
+
+def _generated_source(law_module: str, debug: bool = False, shapes=False) -> tuple[str, str]:
     """Source text and module name of the kernel module for ``law_module`` (``debug``: the same
-    kernels left uncompiled, calling the law's plain-Python version)."""
+    kernels left uncompiled, calling the law's plain-Python version; ``shapes``: False for spheres
+    and plane walls only (stand-ins, never called, for the other narrow phases), else the narrow
+    phases the scene needs besides the mesh triangles, a subset of :data:`FEATURES`)."""
     template_path = Path(__file__).resolve().parent / "kernels.py"
     template = template_path.read_text()
     lines = template.splitlines(keepends=True)
@@ -118,6 +243,13 @@ def _generated_source(law_module: str, debug: bool = False) -> tuple[str, str]:
                               f"per contact (an int >= 0), got {size!r}")
     lines[marked[0]] = f"from {law_module} import law as LAW  # generated for this law\n"
     lines[ranged[0]] = f"LAW_RANGE = {law_range!r}  # the law's INTERACTION_RANGE, m\n"
+    _replace_marked(lines, _HIST_SIZE_MARK, [f"HIST_SIZE = {size}  # the law's HISTORY_SIZE\n"])
+    if shapes is False or shapes is None:
+        _replace_marked(lines, _SHAPES_MARK, ["from contactlab.geometry.no_shapes import body_pair, body_triangle, "
+                                              "body_wall, select_triangles  # spheres and planes only\n"])
+    else:
+        _replace_marked(lines, _SHAPES_MARK, [f"from {dispatch_module(shapes)} import body_pair, body_triangle, "
+                                              f"body_wall, select_triangles  # the scene's narrow phases\n"])
     load = [k for k, line in enumerate(lines) if _LOAD_MARK in line]
     store = [k for k, line in enumerate(lines) if _STORE_MARK in line]
     if len(load) != 1 or not store or store != list(range(store[0], store[-1] + 1)):
@@ -137,10 +269,11 @@ def _generated_source(law_module: str, debug: bool = False) -> tuple[str, str]:
               + "".join(lines))
     digest = hashlib.sha256()
     digest.update(source.encode())
-    digest.update(source_fingerprint().encode())
+    digest.update(dependency_fingerprint(source).encode())
     digest.update(_module_source_hash(law_module).encode())
     tag = re.sub(r"[^0-9A-Za-z]+", "_", law_module)[-40:]
-    kind = "debug" if debug else "kernels"
+    kind = ("debug" if debug else "kernels") + ("" if shapes is False or shapes is None else
+                                                 "_shapes" + "".join(f[0] for f in sorted(shapes)))
     return source, f"_contactlab_{kind}_{tag}_{digest.hexdigest()[:16]}"
 
 
@@ -215,12 +348,13 @@ def _generate_energy_and_bonds(lines, module, law_module, size):
     _replace_marked(lines, _BOND_ROW_MARK, [f"    return hist[k, {field}]\n" if field >= 0 else "    return 0.0\n"])
 
 
-def is_compiled(law_module: str) -> bool:
-    """True when the kernels for ``law_module`` are already compiled and cached on disk."""
+def is_compiled(law_module: str, shapes=False) -> bool:
+    """True when the kernels for ``law_module`` are already compiled and cached on disk (the
+    variant for spheres and planes, or with ``shapes`` the one with those narrow phases)."""
     try:
         if not getattr(importlib.import_module(law_module), "CACHEABLE", True):
             return False
-        _, name = _generated_source(law_module)
+        _, name = _generated_source(law_module, shapes=shapes)
     except Exception:
         return False
     pattern = f"{name}.advance-*.nbi"
@@ -230,11 +364,19 @@ def is_compiled(law_module: str) -> bool:
     return bool(numba_dir) and any(Path(numba_dir).rglob(pattern))
 
 
-@lru_cache(maxsize=None)
-def kernel_module(law_module: str, debug: bool = False):
+def kernel_module(law_module: str, debug: bool = False, shapes=False):
     """Import (generating it first if needed) the kernel module specialised for ``law_module``;
-    ``debug``: its plain-Python twin (nothing compiled, the law runs as written)."""
-    source, name = _generated_source(law_module, debug)
+    ``debug``: its plain-Python twin (nothing compiled, the law runs as written); ``shapes``:
+    False for spheres and planes, else the tuple of narrow-phase features the scene needs (see
+    :data:`FEATURES`; mesh triangles come with any shapes variant)."""
+    if shapes is not False and shapes is not None:
+        shapes = tuple(sorted(set(shapes)))
+    return _kernel_module(law_module, bool(debug), shapes)
+
+
+@lru_cache(maxsize=None)
+def _kernel_module(law_module: str, debug: bool, shapes):
+    source, name = _generated_source(law_module, debug, shapes)
     cacheable = getattr(importlib.import_module(law_module), "CACHEABLE", True)
     return write_module(cache_dir() if cacheable else session_dir(), name, source)
 
@@ -264,3 +406,39 @@ def session_dir() -> Path:
         _SESSION_DIR = Path(tempfile.mkdtemp(prefix="contactlab-session-"))
         atexit.register(shutil.rmtree, _SESSION_DIR, True)
     return _SESSION_DIR
+
+
+def shape_features(shape_kind, n_triangles: int, volume: bool):
+    """The narrow-phase features (:data:`FEATURES`) a scene's pairs can need, or False for a scene
+    of spheres and plane walls only.  ``shape_kind``: per body (see :mod:`contactlab.geometry.shapes`);
+    ``volume``: the contact-volume mode."""
+    import numpy as np
+
+    from ..geometry.shapes import ELLIPSOID, POLYHEDRON, ROLL, SPHERE
+
+    kinds, counts = np.unique(np.asarray(shape_kind), return_counts=True)
+    count = dict(zip(kinds.tolist(), counts.tolist()))
+    if set(count) <= {SPHERE} and n_triangles == 0:
+        return False
+    need = set()
+    present = sorted(count)
+    for a in present:
+        for b in present:
+            if a > b or (a == b and count[a] < 2) or (a == SPHERE and b == SPHERE):
+                continue
+            if a in (SPHERE, ELLIPSOID) and b in (SPHERE, ELLIPSOID):
+                need.add("ELLIPSOID")
+            elif volume and a == POLYHEDRON and b == POLYHEDRON:
+                need.add("VOLUME")
+            else:
+                need.add("CONVEX")
+    for a in present:  # against plane walls and mesh triangles
+        if a == ELLIPSOID:
+            need.add("ELLIPSOID")
+        elif a == ROLL:
+            need.add("ROLL")
+        elif a == POLYHEDRON and volume:
+            need.add("VOLUME")
+        if n_triangles and a != SPHERE:
+            need.add("CONVEX")
+    return tuple(sorted(need))

@@ -6,6 +6,7 @@ import numpy as np
 from .._jit import n_blocks
 from ..neighbors.celllist import build_pairs, remap_pairs, transpose_pairs
 from ..neighbors.exclusions import filter_pairs
+from ..neighbors.triangles import triangle_pairs
 from .layout import ACTIVE, INDEX, N_OUT
 
 __all__ = ["ContactTable"]
@@ -18,8 +19,8 @@ class ContactTable:
 
     Attributes
     ----------
-    pair_i, pair_j : (capacity,) uint32, per pair: first body (sphere), second body (sphere index, or
-        ``N + w`` for wall ``w``)
+    pair_i, pair_j : (capacity,) uint32, per pair: first body, second body (body index, ``N + w`` for
+        wall ``w``, or ``N + W + t`` for mesh triangle ``t``)
     hist : (capacity, max(H, 1)) float64, per pair: the law's history
     out : (capacity, N_OUT) float64, per pair: outputs of the last evaluation (see ``layout``)
     status : (capacity,) int8, per pair: ACTIVE, INACTIVE or CLEARED
@@ -31,9 +32,12 @@ class ContactTable:
     builds : int, number of builds so far
     """
 
-    def __init__(self, n_spheres: int, n_walls: int, n_hist: int, skin: float, bond_column: int = -1):
+    def __init__(self, n_spheres: int, n_walls: int, n_hist: int, skin: float, bond_column: int = -1,
+                 n_triangles: int = 0):
         self.n_spheres = n_spheres
-        self.n_bodies = n_spheres + n_walls
+        #: pair keys are ``i * n_bodies + j``: bodies, walls and mesh triangles in one index range
+        self.n_bodies = n_spheres + n_walls + n_triangles
+        self.first_triangle = n_spheres + n_walls
         #: history column of the law's bond state (-1: no bonds); bonded pairs stay in the list at any distance
         self.bond_column = int(bond_column)
         self.n_hist = n_hist
@@ -62,15 +66,22 @@ class ContactTable:
         return self.pair_i[sel].astype(np.int64), self.pair_j[sel].astype(np.int64)
 
     def rebuild(self, pos, radius, fixed, wall_point, wall_normal, exclusions=None, material=None,
-                wall_material=None, extra_pairs=None):
+                wall_material=None, extra_pairs=None, triangles=None):
         """Build the list around the current positions and carry each pair's data over.
 
-        ``exclusions`` (:class:`~contactlab.neighbors.exclusions.Exclusions`, with the per-sphere
-        and per-wall ``material`` indices) drops switched-off pairs.  Bonded pairs, and the pairs
-        ``extra_pairs = (i, j)`` (arrays, ``i < j``), are kept whatever their distance.
+        ``exclusions`` (:class:`~contactlab.neighbors.exclusions.Exclusions`, with the per-body
+        and per-wall ``material`` indices, the walls' followed by the triangles') drops switched-off
+        pairs.  Bonded pairs, and the pairs ``extra_pairs = (i, j)`` (arrays, ``i < j``), are kept
+        whatever their distance.  ``triangles = (shape_data, tri_ref)``: the mesh triangles'
+        coordinates (see :mod:`contactlab.geometry.shapes`), whose pairs with free bodies join the
+        list after each body's walls.
         """
         sp_i, sp_j, sp_hist, sp_out, sp_status = self._spare
         new_i, new_j, n_new, i_start = build_pairs(pos, radius, fixed, self.skin, wall_point, wall_normal, sp_i, sp_j)
+        if triangles is not None and len(triangles[1]):
+            ti, tj = triangle_pairs(pos, radius, fixed, self.skin, triangles[0], triangles[1], self.first_triangle)
+            if len(ti):
+                new_i, new_j, n_new, i_start = self._merge(new_i, new_j, n_new, ti, tj)
         if exclusions is not None and exclusions.any:
             n_new = filter_pairs(n_new, new_i, new_j, i_start, material, wall_material, exclusions.material_active,
                                  exclusions.keys, exclusions.n_bodies)

@@ -20,7 +20,7 @@ from __future__ import annotations
 import numpy as np
 
 __all__ = [
-    "OUT_FORCE", "OUT_TORQUE_J", "OUT_ELASTIC", "OUT_EVENT", "N_OUT", "OWN_FORCE", "OWN_TORQUE", "OWN_DISSIPATION",
+    "OUT_FORCE", "OUT_TORQUE_J", "OUT_ELASTIC", "OUT_EVENT", "OUT_NORMAL", "OUT_OVERLAP", "OUT_POINT", "N_OUT", "OWN_FORCE", "OWN_TORQUE", "OWN_DISSIPATION",
     "OWN_BOUNDARY", "OWN_BOUNDARY_POWER", "N_OWN",
     "ACTIVE", "INACTIVE", "CLEARED", "INDEX",
     "FLAG_REBUILD", "FLAG_OVERLAP", "FLAG_FORCE_NAN", "FLAG_STATE_NAN", "FLAG_FAST", "FLAG_BOND_EVENT", "N_FLAGS",
@@ -36,7 +36,10 @@ OUT_FORCE = 0        # 3 columns: force on i, N, global frame (j receives the op
 OUT_TORQUE_J = 3     # 3 columns: torque on j about its centre, N m (for a wall: minus the couple)
 OUT_ELASTIC = 6      # elastic energy stored in the contact, J
 OUT_EVENT = 7        # 1 when the law broke the pair's bond during the last evaluation (the launcher logs and resets it)
-N_OUT = 8
+OUT_NORMAL = 8       # 3 columns: the contact's unit normal (from i towards j) at the last evaluation
+OUT_OVERLAP = 11     # the overlap, m, at the last evaluation
+OUT_POINT = 12       # 3 columns: the contact point, m, global
+N_OUT = 15
 
 # columns of owner (per sphere: the sums over the contacts it owns, written by the pair kernel)
 OWN_FORCE = 0        # 3 columns, N

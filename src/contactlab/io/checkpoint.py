@@ -27,13 +27,15 @@ from .reporter import Reporter
 
 __all__ = ["save_checkpoint", "load_checkpoint", "CheckpointReporter", "FORMAT_VERSION"]
 
-FORMAT_VERSION = 4
+FORMAT_VERSION = 5
 
 _MODEL_ARRAYS = ("radius", "mass", "inv_mass", "inertia", "inv_inertia", "material", "fixed", "wall_normal",
-                 "wall_material", "gravity")
+                 "wall_material", "gravity", "shape_kind", "shape_ref", "shape_data", "principal_inertia",
+                 "contact_radius", "mesh_material", "mesh_first", "tri_mesh", "tri_ref", "mesh_local", "mesh_size")
 _STATE_ARRAYS = ("positions", "velocities", "angular_velocities", "orientations", "forces", "torques",
                  "wall_points", "wall_velocities", "dissipated", "boundary_work", "dissipation_terms",
-                 "damping_work")
+                 "damping_work", "mesh_positions", "mesh_orientations", "mesh_velocities", "mesh_angular_velocities",
+                 "shape_data")
 
 
 def save_checkpoint(sim, path) -> Path:
@@ -48,6 +50,8 @@ def save_checkpoint(sim, path) -> Path:
     arrays.update({f"table_{k}": v for k, v in t.saved().items()})
     arrays["boundary_power"] = sim._owner[:, 8]
     arrays["damping_force"] = sim._damping_force
+    arrays["mesh_build_pos"] = sim._mesh_build_pos
+    arrays["mesh_build_quat"] = sim._mesh_build_quat
     arrays["exclusions_material_active"] = sim.exclusions.material_active
     arrays["exclusions_keys"] = sim.exclusions.keys
     arrays.update({f"bonds_{k}": v for k, v in sim._bond_log.data.items()})
@@ -69,6 +73,8 @@ def save_checkpoint(sim, path) -> Path:
         "local_damping": sim.local_damping,
         "initial_energy": sim._initial_energy,
         "initial_terms": sim._initial_terms,
+        "mesh_names": list(sim.model.mesh_names),
+        "shape_contact": sim.shape_contact,
     }
     arrays["meta"] = np.array(json.dumps(meta))
     tmp = path.with_name(f".{path.name}.{os.getpid()}.tmp")
@@ -104,7 +110,7 @@ def load_checkpoint(path, *, threads: int | None = None):
         raise InputError(f"{str(path)!r} is not a contactlab checkpoint of format version {FORMAT_VERSION}")
     materials = tuple(Material(**m) for m in meta["materials"])
     model_arrays = {k: np.array(data[f"model_{k}"]) for k in _MODEL_ARRAYS}
-    model = Model(materials=materials, **model_arrays)
+    model = Model(materials=materials, mesh_names=tuple(meta["mesh_names"]), **model_arrays)
     state = State(**{k: np.array(data[f"state_{k}"]) for k in _STATE_ARRAYS}, time=float(meta["time"]),
                   step=int(meta["step"]))
     contact_model = model_from_dict(meta["contact_model"])
@@ -112,14 +118,17 @@ def load_checkpoint(path, *, threads: int | None = None):
     sim._bond_log = BondLog({k[len("bonds_"):]: data[k] for k in data.files if k.startswith("bonds_")})
     table_data = {k: data[f"table_{k}"] for k in ("pair_i", "pair_j", "hist", "out", "status", "ref_pos", "wall_ref")}
     table_data.update(skin=meta["skin"], builds=meta["builds"])
-    exclusions = Exclusions(len(materials), model.n_spheres + model.n_walls,
+    exclusions = Exclusions(len(materials), model.n_spheres + model.n_walls + model.n_triangles,
                             np.array(data["exclusions_material_active"]), np.array(data["exclusions_keys"]))
     sim._setup(model, state, contact_model, dt=meta["dt"], skin=meta["skin"], max_overlap=meta["max_overlap"],
                initial_overlap_tolerance=meta["initial_overlap_tolerance"],
                threads=threads if threads is not None else meta["threads"], check_initial=False,
-               table_data=table_data, exclusions=exclusions, local_damping=meta["local_damping"])
+               table_data=table_data, exclusions=exclusions, local_damping=meta["local_damping"],
+               shape_contact=meta["shape_contact"])
     sim._owner[:, 8] = data["boundary_power"]
     sim._damping_force[...] = data["damping_force"]
+    sim._mesh_build_pos[...] = data["mesh_build_pos"]
+    sim._mesh_build_quat[...] = data["mesh_build_quat"]
     sim._time_base = float(meta["time_base"])
     sim._step_base = int(meta["step_base"])
     sim._initial_energy = float(meta["initial_energy"])

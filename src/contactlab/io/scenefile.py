@@ -16,6 +16,13 @@ TOML                    Python
                         ``x,y,z,r`` and optionally ``vx,vy,vz``)
 ``[[fill_box]]``        ``scene.fill_box(lower=..., upper=..., radius=..., material=NAME, ...)``
 ``[[wall]]``            ``scene.add_wall(point=..., normal=..., material=NAME, ...)``
+``[[mesh]]``            ``scene.add_mesh(source=FILE, material=NAME, ...)`` (STL, OBJ...;
+                        the path relative to the scene file)
+``[[ellipsoid]]``       ``scene.add_ellipsoid(position=..., semi_axes=..., material=NAME, ...)``
+``[[box]]``             ``scene.add_box(position=..., half_extents=..., material=NAME, ...)``
+``[[polyhedron]]``      ``scene.add_polyhedron(vertices=..., material=NAME, ...)``
+``[[convex_roll]]``     ``scene.add_convex_roll(position=..., orientation=...,
+                        hull_coefficients=..., length=..., material=NAME, ...)``
 ``[bonds]``             ``sim.bond(max_gap=...)`` right after the simulation is built
                         (models with bonds: Ice, ParallelBond)
 ``[output]``            reporters: VTK, CSV energy series, checkpoints
@@ -45,7 +52,7 @@ from ..scene import Scene
 __all__ = ["SceneSpec", "load_scene_file", "default_scene_path", "OUTPUT_DEFAULTS"]
 
 _SIMULATION_KEYS = {"gravity", "dt", "duration", "threads", "skin", "max_overlap", "initial_overlap_tolerance",
-                    "local_damping"}
+                    "local_damping", "shape_contact"}
 _BOND_KEYS = {"max_gap"}
 _MATERIAL_KEYS = {"density", "young", "poisson"}
 _SPHERE_KEYS = {"position", "radius", "material", "velocity", "angular_velocity", "fixed"}
@@ -55,7 +62,20 @@ _FILL_KEYS = {"lower", "upper", "radius", "material", "spacing", "radius_spread"
 _WALL_KEYS = {"point", "normal", "material", "velocity"}
 _OUTPUT_KEYS = {"directory", "vtk_interval", "vtk_contacts", "vtk_walls", "csv_interval", "checkpoint_interval",
                 "progress"}
-_TOP_KEYS = {"simulation", "materials", "model", "sphere", "spheres", "fill_box", "wall", "bonds", "output"}
+_BODY_MOTION = {"velocity", "angular_velocity", "fixed"}
+_SHAPE_KEYS = {
+    "mesh": ({"source", "material", "velocity", "angular_velocity", "centre", "scale", "name"}, {"source", "material"}),
+    "ellipsoid": ({"position", "semi_axes", "material", "orientation"} | _BODY_MOTION,
+                  {"position", "semi_axes", "material"}),
+    "box": ({"position", "half_extents", "material", "orientation"} | _BODY_MOTION,
+            {"position", "half_extents", "material"}),
+    "polyhedron": ({"vertices", "material", "position", "orientation", "mass", "inertia"} | _BODY_MOTION,
+                   {"vertices", "material"}),
+    "convex_roll": ({"position", "orientation", "hull_coefficients", "length", "material", "mass", "inertia"}
+                    | _BODY_MOTION, {"position", "orientation", "hull_coefficients", "length", "material"}),
+}
+_TOP_KEYS = {"simulation", "materials", "model", "sphere", "spheres", "fill_box", "wall", "bonds", "output",
+             *_SHAPE_KEYS}
 
 OUTPUT_DEFAULTS = {"directory": "contactlab-out", "vtk_interval": None, "vtk_contacts": True, "vtk_walls": True,
                    "csv_interval": None, "checkpoint_interval": None, "progress": True}
@@ -186,8 +206,20 @@ def load_scene_file(path) -> SceneSpec:
         kwargs = {key: v for key, v in table.items() if key != "material"}
         ctx.call(where, scene.add_wall, material=material(where, table), **kwargs)
 
+    adders = {"mesh": scene.add_mesh, "ellipsoid": scene.add_ellipsoid, "box": scene.add_box,
+              "polyhedron": scene.add_polyhedron, "convex_roll": scene.add_convex_roll}
+    for kind, (allowed, required) in _SHAPE_KEYS.items():
+        for k, table in enumerate(_as_list(ctx, doc, kind)):
+            where = f"{kind} #{k + 1}"
+            ctx.check_keys(where, table, allowed, required)
+            kwargs = {key: v for key, v in table.items() if key != "material"}
+            if kind == "mesh":
+                kwargs["source"] = path.parent / str(table["source"])
+            ctx.call(where, adders[kind], material=material(where, table), **kwargs)
+
     if scene.n_spheres == 0:
-        raise SceneFileError(f"{path}: the scene has no spheres; add [[sphere]], [[spheres]] or [[fill_box]] tables")
+        raise SceneFileError(f"{path}: the scene has no bodies; add [[sphere]], [[spheres]], [[fill_box]], "
+                             f"[[ellipsoid]], [[box]], [[polyhedron]] or [[convex_roll]] tables")
 
     model_table = dict(doc.get("model", {}))
     if "type" not in model_table:
@@ -210,7 +242,7 @@ def load_scene_file(path) -> SceneSpec:
         if isinstance(dt, bool) or not isinstance(dt, (int, float)):
             ctx.fail("simulation", f"dt must be a number of seconds or \"auto\", got {dt!r}")
         sim_kwargs["dt"] = float(dt)
-    for key in ("threads", "skin", "max_overlap", "initial_overlap_tolerance", "local_damping"):
+    for key in ("threads", "skin", "max_overlap", "initial_overlap_tolerance", "local_damping", "shape_contact"):
         if key in sim_table:
             sim_kwargs[key] = sim_table[key]
     duration = sim_table.get("duration")

@@ -12,7 +12,13 @@ Files written by :class:`VTKReporter` into its directory, for frame ``k``:
   ``normal_force`` (N, compressive > 0), ``overlap`` (m), ``i``, ``j``, ``wall``.  Colour or tube
   the lines by ``force_magnitude`` to see force chains.
 * ``walls_<k>.vtp``: each wall as a square patch covering the spheres' bounding box.
-* ``particles.pvd``, ``contacts.pvd``, ``walls.pvd``: time series that ParaView opens directly;
+* ``shapes_<k>.vtp``: the surface of every non-spherical body (ellipsoids, polyhedra, convex
+  rolls) as triangles in their current position and orientation; cell data ``body`` (index),
+  ``kind`` (see :mod:`contactlab.geometry.shapes`), ``velocity`` (m/s of the body's centre).
+* ``meshes_<k>.vtp``: the triangles of the mesh walls where they are now; cell data ``mesh``,
+  ``triangle`` and ``force`` (N, the force of the bodies on each triangle).
+* ``particles.pvd``, ``contacts.pvd``, ``walls.pvd``, ``shapes.pvd``, ``meshes.pvd``: time series
+  that ParaView opens directly;
   they are rewritten (atomically) after every frame, so a run stopped at any point leaves valid
   collections.
 
@@ -190,7 +196,9 @@ class VTKReporter(Reporter):
         self.walls = bool(walls)
         self.bonds = bool(bonds)
         self.resume = bool(resume)
-        self.frames: dict[str, list] = {"particles": [], "contacts": [], "walls": [], "bonds": []}
+        self.frames: dict[str, list] = {"particles": [], "contacts": [], "walls": [], "bonds": [], "shapes": [],
+                                        "meshes": []}
+        self._surfaces = None
         self._next_index = 0
 
     def attach(self, sim) -> None:
@@ -213,6 +221,10 @@ class VTKReporter(Reporter):
             self._write_walls(sim, k)
         if self.bonds and sim.contact_model.bond_field >= 0:
             self._write_bonds(sim, k)
+        if sim.model.shape_kind.any():
+            self._write_shapes(sim, k)
+        if sim.model.n_meshes:
+            self._write_meshes(sim, k)
         for series, entries in self.frames.items():
             if entries:
                 write_pvd(self.directory / f"{series}.pvd", entries)
@@ -237,8 +249,8 @@ class VTKReporter(Reporter):
         s = sim.state
         c = sim.contacts()
         n_s = sim.model.n_spheres
-        wall = c["wall"] >= 0
-        # points: all sphere centres, then the contact points of wall contacts
+        wall = (c["wall"] >= 0) | (c["mesh"] >= 0)
+        # points: all body centres, then the contact points of wall and mesh contacts
         points = np.vstack([s.positions, c["contact_point"][wall]])
         j_point = c["j"].copy()
         j_point[wall] = n_s + np.arange(int(wall.sum()))
@@ -260,8 +272,47 @@ class VTKReporter(Reporter):
             "i": c["i"],
             "j": c["j"],
             "wall": c["wall"],
+            "mesh": c["mesh"],
         })
         self.frames["contacts"].append((sim.time, name))
+
+    def _write_shapes(self, sim, k):
+        m, s = sim.model, sim.state
+        if self._surfaces is None:
+            from ..geometry.shapes import surface_triangles
+
+            bodies = np.flatnonzero(m.shape_kind != 0)
+            self._surfaces = [(int(b),) + surface_triangles(int(m.shape_kind[b]), m.shape_data, int(m.shape_ref[b]))
+                              for b in bodies]
+        from ..scene.shapes import quaternion_to_matrix
+
+        pts, tris, body, kind, vel = [], [], [], [], []
+        base = 0
+        for b, local, faces in self._surfaces:
+            r = quaternion_to_matrix(s.orientations[b])
+            pts.append(local @ r.T + s.positions[b])
+            tris.append(faces + base)
+            base += len(local)
+            body.append(np.full(len(faces), b, dtype=np.int64))
+            kind.append(np.full(len(faces), int(m.shape_kind[b]), dtype=np.int32))
+            vel.append(np.repeat(s.velocities[b][None, :], len(faces), axis=0))
+        name = f"shapes_{k:06d}.vtp"
+        write_polydata(self.directory / name, np.vstack(pts), polys=np.vstack(tris), cell_data={
+            "body": np.concatenate(body), "kind": np.concatenate(kind), "velocity": np.vstack(vel)})
+        self.frames["shapes"].append((sim.time, name))
+
+    def _write_meshes(self, sim, k):
+        m = sim.model
+        tri = sim.mesh_triangles()
+        c = sim.contacts()
+        on = c["triangle"] >= 0
+        force = np.zeros((m.n_triangles, 3))
+        np.add.at(force, c["triangle"][on], -c["force"][on])
+        name = f"meshes_{k:06d}.vtp"
+        write_polydata(self.directory / name, tri.reshape(-1, 3), polys=np.arange(3 * len(tri)).reshape(-1, 3),
+                       cell_data={"mesh": m.tri_mesh, "triangle": np.arange(m.n_triangles, dtype=np.int64),
+                                  "force": force})
+        self.frames["meshes"].append((sim.time, name))
 
     def _write_bonds(self, sim, k):
         b = sim.bonds()

@@ -11,13 +11,22 @@ __all__ = ["SphereBuilder"]
 
 
 class SphereBuilder:
-    """Growable per-sphere lists (chunks of arrays), turned into arrays by :meth:`arrays`."""
+    """Growable per-body lists (chunks of arrays), turned into arrays by :meth:`arrays`.
+
+    Spheres and every other shape share one index space in the order they were added.  Per body:
+    position (centre of mass), radius (the bounding radius for a non-sphere), velocity, angular
+    velocity, material, fixed flag, shape kind, orientation quaternion, mass and principal moments
+    (NaN: computed from the density), contact radius and shape block (see
+    :mod:`contactlab.scene.shapes`).
+    """
 
     def __init__(self):
         self._chunks: list[dict] = []
+        self._blocks: list = []
         self.count = 0
 
-    def add(self, positions, radii, material_id: int, velocities, angular_velocities, fixed: bool) -> np.ndarray:
+    def add(self, positions, radii, material_id: int, velocities, angular_velocities, fixed: bool,
+            body=None) -> np.ndarray:
         n = positions.shape[0]
         chunk = dict(
             position=positions,
@@ -26,14 +35,27 @@ class SphereBuilder:
             angular_velocity=angular_velocities,
             material=np.full(n, material_id, dtype=np.uint16),
             fixed=np.full(n, bool(fixed)),
+            kind=np.full(n, 0 if body is None else body.kind, dtype=np.uint8),
+            orientation=np.tile([1.0, 0.0, 0.0, 0.0], (n, 1)) if body is None else body.orientation[None, :],
+            mass=np.full(n, np.nan if body is None else body.mass),
+            principal_inertia=np.full((n, 3), np.nan) if body is None else body.principal_inertia[None, :],
+            contact_radius=radii.copy() if body is None else np.array([body.contact_radius]),
         )
         self._chunks.append(chunk)
+        self._blocks.append(None if body is None else body.block)
         first = self.count
         self.count += n
         return np.arange(first, first + n)
 
+    def shape_blocks(self) -> list:
+        """Per chunk: ``None`` (spheres, whose block is their radius) or the one body's shape block."""
+        return list(self._blocks)
+
+    def chunk_sizes(self) -> list[int]:
+        return [len(c["radius"]) for c in self._chunks]
+
     def arrays(self) -> dict[str, np.ndarray]:
-        """Concatenated per-sphere arrays (copies)."""
+        """Concatenated per-body arrays (copies)."""
         if not self._chunks:
             return dict(
                 position=np.zeros((0, 3)),
@@ -42,6 +64,11 @@ class SphereBuilder:
                 angular_velocity=np.zeros((0, 3)),
                 material=np.zeros(0, dtype=np.uint16),
                 fixed=np.zeros(0, dtype=bool),
+                kind=np.zeros(0, dtype=np.uint8),
+                orientation=np.zeros((0, 4)),
+                mass=np.zeros(0),
+                principal_inertia=np.zeros((0, 3)),
+                contact_radius=np.zeros(0),
             )
         return {key: np.concatenate([c[key] for c in self._chunks]) for key in self._chunks[0]}
 

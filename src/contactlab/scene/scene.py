@@ -9,17 +9,22 @@ from ..materials import Material
 from ..model import Model
 from ..state import State
 from .fill import lattice_in_box
+from .meshes import MeshBuilder
 from .particles import SphereBuilder, check_many_spheres, check_material, check_one_sphere
+from .shapes import Body, as_orientation, box_vertices, ellipsoid_body, polyhedron_body, roll_body
 from .walls import WallBuilder
 
 __all__ = ["Scene"]
 
 
 class Scene:
-    """What to simulate: spheres, walls, materials and gravity.
+    """What to simulate: bodies (spheres, ellipsoids, convex polyhedra, convex rolls), plane walls,
+    mesh walls, materials and gravity.
 
     Build it with the ``add_*`` methods (each validates its input and either adds everything or
-    nothing), then pass it to :class:`contactlab.Simulation`.  All quantities are SI.
+    nothing), then pass it to :class:`contactlab.Simulation`.  All quantities are SI.  Bodies of
+    every shape share one index space, in the order they were added (``add_sphere``,
+    ``add_ellipsoid``, ... return that index); plane walls and mesh walls are numbered separately.
 
     Parameters
     ----------
@@ -41,6 +46,7 @@ class Scene:
         self.gravity = as_vec3("gravity", gravity)
         self._spheres = SphereBuilder()
         self._walls = WallBuilder()
+        self._meshes = MeshBuilder()
         self._materials: list[Material] = []
 
     # ------------------------------------------------------------------ materials
@@ -64,8 +70,17 @@ class Scene:
         return self._spheres.count
 
     @property
+    def n_bodies(self) -> int:
+        """Number of bodies of every shape."""
+        return self._spheres.count
+
+    @property
     def n_walls(self) -> int:
         return self._walls.count
+
+    @property
+    def n_meshes(self) -> int:
+        return self._meshes.count
 
     # ------------------------------------------------------------------ spheres
     def add_sphere(self, position, radius, material, *, velocity=(0.0, 0.0, 0.0),
@@ -111,6 +126,122 @@ class Scene:
         v = as_vec3("velocity", velocity)
         return self.add_spheres(pos, radii, material, velocities=np.broadcast_to(v, pos.shape))
 
+    # ------------------------------------------------------------------ other shapes
+    def _add_body(self, body: Body, material, velocity, angular_velocity, fixed) -> int:
+        v = as_vec3("velocity", velocity)
+        w = as_vec3("angular_velocity", angular_velocity)
+        mid = self._material_id(material)
+        return int(self._spheres.add(body.centre[None, :], np.array([body.bounding_radius]), mid, v[None, :],
+                                     w[None, :], bool(fixed), body=body)[0])
+
+    def add_ellipsoid(self, position, semi_axes, material, *, orientation=None, velocity=(0.0, 0.0, 0.0),
+                      angular_velocity=(0.0, 0.0, 0.0), fixed: bool = False) -> int:
+        """Add a solid ellipsoid and return its body index.
+
+        Parameters
+        ----------
+        position : 3 floats, m
+            Centre.
+        semi_axes : 3 floats, m (> 0)
+            Semi-axes ``(a, b, c)`` along the ellipsoid's own x, y, z axes.
+        material : Material
+            Its density gives the mass ``4/3 pi a b c rho`` and the principal moments
+            ``m (b^2 + c^2) / 5`` etc.
+        orientation : 3x3 rotation matrix (body to global) or unit quaternion (w, x, y, z)
+            Default: the axes along the global ones.
+        velocity, angular_velocity : 3 floats, m/s and rad/s (global frame)
+        fixed : bool
+            A kinematic body (moves at its prescribed velocities, ignores forces).
+
+        Contacts with spheres and other ellipsoids use the common-normal method, with walls a
+        closed form, with polyhedra, rolls and mesh triangles GJK/EPA.
+        """
+        body = ellipsoid_body(as_vec3("position", position), semi_axes, as_orientation("orientation", orientation),
+                              check_material(material).density)
+        return self._add_body(body, material, velocity, angular_velocity, fixed)
+
+    def add_polyhedron(self, vertices, material, *, position=(0.0, 0.0, 0.0), orientation=None,
+                       velocity=(0.0, 0.0, 0.0), angular_velocity=(0.0, 0.0, 0.0), fixed: bool = False,
+                       mass=None, inertia=None) -> int:
+        """Add a convex polyhedron (the convex hull of ``vertices``) and return its body index.
+
+        ``vertices`` (n, 3), m, are given in the polyhedron's own frame, which is placed at
+        ``position`` with ``orientation`` (3x3 rotation matrix or quaternion).  The centre of mass,
+        the principal axes and moments are computed from the hull and the material's density
+        (``mass``, kg, rescales them; ``inertia``, kg m^2, 3 moments or a 3x3 tensor in the
+        polyhedron's frame, replaces them).  ``sim.positions`` reports the centre of mass and
+        ``sim.orientations`` the principal frame.  At most 64 hull vertices.
+        """
+        body = polyhedron_body(vertices, as_vec3("position", position), as_orientation("orientation", orientation),
+                               check_material(material).density, mass, inertia)
+        return self._add_body(body, material, velocity, angular_velocity, fixed)
+
+    def add_box(self, position, half_extents, material, *, orientation=None, velocity=(0.0, 0.0, 0.0),
+                angular_velocity=(0.0, 0.0, 0.0), fixed: bool = False) -> int:
+        """Add a rectangular box with ``half_extents`` ``(hx, hy, hz)`` (m) centred at ``position``
+        (a convex polyhedron of 8 vertices); returns its body index."""
+        return self.add_polyhedron(box_vertices(half_extents), material, position=position, orientation=orientation,
+                                   velocity=velocity, angular_velocity=angular_velocity, fixed=fixed)
+
+    def add_convex_roll(self, position, orientation, hull_coefficients, length, material, *, mass=None, inertia=None,
+                        velocity=(0.0, 0.0, 0.0), angular_velocity=(0.0, 0.0, 0.0), fixed: bool = False) -> int:
+        """Add a convex roll (spec 003, Exudyn's ObjectContactConvexRoll) and return its body index.
+
+        Parameters
+        ----------
+        position : 3 floats, m
+            The roll's centre (axial coordinate 0).
+        orientation : 3x3 rotation matrix (body to global) or unit quaternion
+            The roll's axis is its local x axis.
+        hull_coefficients : sequence of floats
+            The hull radius ``r(x) = k_0 x^(n-1) + ... + k_(n-1)`` (m) for ``x`` in
+            ``[-length/2, length/2]`` (numpy.polyval order, the spec's ``coefficientsHull``); it
+            must be positive and concave (a convex body).  Its derivative and the bounding radius
+            are computed from it.
+        length : float, m
+        material : Material
+        mass : float, kg, optional
+            Default: from the hull's volume and the density.
+        inertia : 3 floats or 3x3, kg m^2, optional
+            Principal moments about the centre of mass in the roll's frame (axis x); default from
+            the hull and the density.
+        velocity, angular_velocity : 3 floats, m/s, rad/s (global frame)
+
+        Its contact with a plane wall is the spec's: bounding-sphere pre-check, contact point where
+        the hull's slope matches the plane; use it with :class:`contactlab.models.ConvexRollContact`.
+        ``sim.positions`` reports its centre of mass (the centre, for a symmetric hull).
+        """
+        body = roll_body(as_vec3("position", position), as_orientation("orientation", orientation),
+                         hull_coefficients, length, check_material(material).density, mass, inertia)
+        return self._add_body(body, material, velocity, angular_velocity, fixed)
+
+    # ------------------------------------------------------------------ meshes
+    def add_mesh(self, source, material, *, velocity=(0.0, 0.0, 0.0), angular_velocity=(0.0, 0.0, 0.0), centre=None,
+                 scale: float = 1.0, name: str | None = None) -> int:
+        """Add a triangle-mesh wall and return its mesh index (meshes are numbered separately).
+
+        Parameters
+        ----------
+        source : path or (vertices, faces)
+            An STL, OBJ (or any format trimesh reads) file, or arrays: vertices (V, 3), m, and
+            triangles (F, 3) of vertex indices.
+        material : Material
+        velocity, angular_velocity : 3 floats, m/s and rad/s
+            Kinematic motion: the mesh translates and turns rigidly about ``centre``.
+        centre : 3 floats, m, optional
+            The point the mesh turns about and its torque is reported about (default: the mean of
+            its vertices).
+        scale : float
+            Multiplies the coordinates (1e-3 for a file in millimetres).
+        name : str, optional
+
+        Bodies touch each surface of the mesh once however many triangles it is cut into (no
+        double counting at edges and vertices, no force jump rolling across them);
+        ``Simulation.mesh_forces()`` and ``mesh_torques()`` give the load on each mesh.
+        """
+        mid = self._material_id(material)
+        return self._meshes.add(source, mid, velocity, angular_velocity, centre, scale, name)
+
     # ------------------------------------------------------------------ walls
     def add_wall(self, point, normal, material, *, velocity=(0.0, 0.0, 0.0)) -> int:
         """Add an infinite plane wall and return its index (walls are numbered separately).
@@ -137,14 +268,40 @@ class Scene:
         w = self._walls.arrays()
         n = s["radius"].shape[0]
         if n == 0:
-            raise InputError("the scene has no spheres; add some with add_sphere, add_spheres or fill_box")
+            raise InputError("the scene has no bodies; add some with add_sphere, add_spheres, fill_box, add_ellipsoid, "
+                             "add_polyhedron, add_box or add_convex_roll")
         dens = np.array([m.density for m in self._materials], dtype=np.float64)
         r = s["radius"]
-        mass = dens[s["material"]] * (4.0 / 3.0) * np.pi * r**3
-        inertia = 0.4 * mass * r**2
+        kind = s["kind"]
+        sphere = kind == 0
+        mass = np.where(sphere, dens[s["material"]] * (4.0 / 3.0) * np.pi * r**3, s["mass"])
+        principal = np.where(sphere[:, None], (0.4 * mass * r**2)[:, None], s["principal_inertia"])
+        inertia = principal.min(axis=1)
         fixed = s["fixed"].astype(bool)
         inv_mass = np.where(fixed, 0.0, 1.0 / mass)
         inv_inertia = np.where(fixed, 0.0, 1.0 / inertia)
+        # shape parameters: one block per body (a sphere's is its radius), then the mesh triangles
+        blocks, refs, offset, row = [], np.empty(n, dtype=np.int64), 0, 0
+        for size, block in zip(self._spheres.chunk_sizes(), self._spheres.shape_blocks()):
+            if block is None:
+                blocks.append(r[row: row + size])
+                refs[row: row + size] = offset + np.arange(size)
+                offset += size
+            else:
+                blocks.append(block)
+                refs[row] = offset
+                offset += len(block)
+            row += size
+        mb = self._meshes
+        tris = np.concatenate(mb.triangles) if mb.count else np.zeros((0, 3, 3))
+        counts = np.array([len(t) for t in mb.triangles], dtype=np.int64)
+        mesh_first = np.concatenate([[0], np.cumsum(counts)]).astype(np.int64)
+        tri_mesh = np.repeat(np.arange(mb.count, dtype=np.int64), counts)
+        tri_ref = offset + 9 * np.arange(len(tris), dtype=np.int64)
+        centres = np.array(mb.centres, dtype=float).reshape(-1, 3)
+        local = (tris - centres[tri_mesh][:, None, :]).reshape(-1, 9) if len(tris) else np.zeros((0, 9))
+        mesh_size = np.array([np.linalg.norm(t.reshape(-1, 3) - c, axis=1).max() for t, c in zip(mb.triangles, centres)])
+        shape_data = np.concatenate(blocks + [tris.reshape(-1)]).astype(np.float64)
         model = Model(
             radius=r.copy(),
             mass=mass,
@@ -157,9 +314,20 @@ class Scene:
             wall_material=w["material"].copy(),
             materials=tuple(self._materials),
             gravity=self.gravity.copy(),
+            shape_kind=kind.astype(np.uint8),
+            shape_ref=refs,
+            shape_data=shape_data.copy(),
+            principal_inertia=np.ascontiguousarray(principal, dtype=np.float64),
+            contact_radius=s["contact_radius"].astype(np.float64),
+            mesh_material=np.array(mb.materials, dtype=np.uint16),
+            mesh_names=tuple(mb.names),
+            mesh_first=mesh_first,
+            tri_mesh=tri_mesh,
+            tri_ref=tri_ref,
+            mesh_local=np.ascontiguousarray(local, dtype=np.float64),
+            mesh_size=mesh_size.astype(np.float64).reshape(mb.count),
         )
-        quat = np.zeros((n, 4))
-        quat[:, 0] = 1.0
+        quat = np.ascontiguousarray(s["orientation"], dtype=np.float64)
         state = State(
             positions=s["position"].copy(),
             velocities=s["velocity"].copy(),
@@ -171,5 +339,10 @@ class Scene:
             wall_velocities=w["velocity"].copy(),
             dissipated=np.zeros(n),
             boundary_work=np.zeros(n),
+            mesh_positions=centres.copy(),
+            mesh_orientations=np.tile([1.0, 0.0, 0.0, 0.0], (mb.count, 1)),
+            mesh_velocities=np.array(mb.velocities, dtype=float).reshape(-1, 3),
+            mesh_angular_velocities=np.array(mb.angular_velocities, dtype=float).reshape(-1, 3),
+            shape_data=shape_data.copy(),
         )
         return model, state
