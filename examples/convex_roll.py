@@ -18,16 +18,22 @@ import numpy as np
 import contactlab as cl
 
 
-def main(vtk=None, duration=2.0):
-    plastic = cl.Material(density=1000.0, young=1e7, poisson=0.3, name="plastic")
+def main(vtk=None, duration=1.0):
+    steel = cl.Material(density=7800.0, young=2e11, poisson=0.3, name="steel")
     tilt = math.pi / 16
     rot = np.array([[math.cos(tilt), 0, math.sin(tilt)], [0, 1, 0], [-math.sin(tilt), 0, math.cos(tilt)]])
+    # as in the spec's example, the mass and inertia of a steel rod of radius 3 mm (the hull is the
+    # contact surface only); leave mass and inertia out to take them from the hull and the density
+    length, rod = 0.1, 3e-3
+    mass = steel.density * math.pi * rod**2 * length
+    inertia = [0.5 * mass * rod**2, mass * (3 * rod**2 + length**2) / 12, mass * (3 * rod**2 + length**2) / 12]
     scene = cl.Scene()
     roll = scene.add_convex_roll(position=(0, 0, 1.2 * 0.0165), orientation=rot, hull_coefficients=[-3.6, 0, 0.0165],
-                                 length=0.1, material=plastic, angular_velocity=1000.0 * rot[:, 0])
-    scene.add_wall(point=(0, 0, 0), normal=(0, 0, 1), material=plastic)
+                                 length=length, material=steel, mass=mass, inertia=inertia,
+                                 angular_velocity=-1000.0 * rot[:, 0])
+    scene.add_wall(point=(0, 0, 0), normal=(0, 0, 1), material=steel)
     model = cl.models.ConvexRollContact(contact_stiffness=1e3, contact_damping=1.0, dynamic_friction=0.9)
-    sim = cl.Simulation(scene, model=model, max_overlap=0.5)
+    sim = cl.Simulation(scene, model=model)
     if vtk:
         sim.add_reporter(cl.io.VTKReporter(vtk, interval=0.01))
     print(f"roll: mass {sim.model.mass[roll]:.4f} kg, principal moments {sim.model.principal_inertia[roll]} kg m^2, "
