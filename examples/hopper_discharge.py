@@ -56,10 +56,13 @@ def main(n_spheres=1500, vtk=None, settle=0.35, discharge=0.4):
     weight = float(sim.model.mass.sum() * 9.81)
     print(f"settled: the hopper carries {-load[2] / weight:.1%} of the weight, the gate {-sim.wall_forces()[0, 2] / weight:.1%}")
     below = lambda: float(sim.model.mass[sim.positions[:, 2] < 0.020].sum())  # noqa: E731
-    # bulk density of the bed in the bin (above the cone), for Beverloo's correlation
+    # bulk density of the bed just above the outlet (a cylinder of radius 8 mm, 22-32 mm high), for
+    # Beverloo's correlation; a random close packing (0.6) if the bed does not reach it
     pos, r = sim.positions, sim.model.radius
-    bin_ = (pos[:, 2] > 0.060) & (pos[:, 2] < 0.060 + 0.02)
-    rho_b = float(sim.model.mass[bin_].sum() / (math.pi * 0.030**2 * 0.02))
+    probe = (np.hypot(pos[:, 0], pos[:, 1]) < 0.008) & (pos[:, 2] > 0.022) & (pos[:, 2] < 0.032)
+    volume = math.pi * 0.008**2 * 0.010
+    solid = float((4.0 / 3.0 * math.pi * r[probe] ** 3).sum() / volume)
+    rho_b = beads.density * (solid if solid > 0.3 else 0.6)
     sim.set_active(False, materials=(beads, gate))
     times, masses = [], []
     steps = 20

@@ -109,3 +109,16 @@ def test_custom_law_tutorial(tmp_path, monkeypatch):
     e = run["energy"]
     assert run["contacts"] > 0 and e["dissipated_plastic"] > 0
     assert abs(e["balance_error"]) < 0.01 * e["dissipated"]
+
+
+def test_shape_examples_run_small():
+    """The hopper discharge (STL mesh) and the ellipsoids settling in a box run (small sizes): beads
+    leave through the outlet once the gate is switched off; the ellipsoids lose their kinetic
+    energy and the energy balance closes."""
+    ns = runpy.run_path(str(ROOT / "examples" / "hopper_discharge.py"))
+    sim, rate, beverloo = ns["main"](n_spheres=150, settle=0.15, discharge=0.1)
+    assert (sim.positions[:, 2] < 0.020).any() and rate > 0 and beverloo > 0
+    ns = runpy.run_path(str(ROOT / "examples" / "ellipsoids_in_box.py"))
+    sim = ns["main"](count=16, duration=0.3)
+    e = sim.energy()
+    assert e["kinetic"] < 0.02 * e["dissipated"] and abs(e["balance_error"]) < 0.01 * e["dissipated"]

@@ -200,3 +200,43 @@ def test_volume_contact_rejects_shapes_it_cannot_measure():
         cl.Simulation(scene, model=cl.models.VolumeContact(volume_stiffness=1e9))
     with pytest.raises(InputError, match="shape_contact"):
         cl.Simulation(scene, model=ELASTIC, shape_contact="nonsense")
+
+
+def test_mixed_pairs_sphere_on_box_and_box_on_mesh_rest_in_equilibrium(tmp_path):
+    """A sphere resting on a fixed box (sphere-polyhedron through GJK/EPA) and a box resting on a
+    tessellated plate (polyhedron-triangle): each contact carries the weight above it (statics),
+    and the VTK output has the bodies' surfaces and the mesh where they are."""
+    import vtk
+    from vtk.util.numpy_support import vtk_to_numpy
+
+    plate_v = np.array([[x, y, 0.0] for x in np.linspace(-0.01, 0.01, 5) for y in np.linspace(-0.01, 0.01, 5)])
+    faces = []
+    for a in range(4):
+        for b in range(4):
+            p = a * 5 + b
+            faces += [[p, p + 5, p + 1], [p + 1, p + 5, p + 6]]
+    scene = cl.Scene()
+    box = scene.add_box(position=(0.004, 0.0, 1.0e-3), half_extents=(2e-3, 2e-3, 1e-3), material=GLASS)
+    base = scene.add_box(position=(-0.004, 0.0, 0.01), half_extents=(2e-3, 2e-3, 2e-3), material=GLASS, fixed=True)
+    ball = scene.add_sphere(position=(-0.004, 0.0, 0.013), radius=1e-3, material=GLASS)
+    scene.add_mesh((plate_v, np.array(faces)), material=GLASS)
+    sim = cl.Simulation(scene, model=cl.models.HertzMindlin(restitution=0.2, friction=0.5))
+    sim.add_reporter(cl.io.VTKReporter(tmp_path, interval=0.05))
+    sim.run(duration=0.2)
+    g = 9.81
+    c = sim.contacts()
+    on_ball = (c["j"] == ball) | (c["i"] == ball)
+    np.testing.assert_allclose(np.abs(c["normal_force"][on_ball]).sum(), sim.model.mass[ball] * g, rtol=2e-3)
+    np.testing.assert_allclose(-sim.mesh_forces()[0, 2], sim.model.mass[box] * g, rtol=2e-3)
+    assert abs(sim.positions[box, 2] - 1e-3) < 2e-5 and abs(sim.positions[ball, 2] - 0.013) < 3e-5
+    reader = vtk.vtkXMLPolyDataReader()
+    reader.SetFileName(str(sorted(tmp_path.glob("shapes_*.vtp"))[-1]))
+    reader.Update()
+    out = reader.GetOutput()
+    body = vtk_to_numpy(out.GetCellData().GetArray("body"))
+    assert set(body.tolist()) == {box, base} and out.GetNumberOfCells() == 24  # two boxes of 12 triangles
+    pts = vtk_to_numpy(out.GetPoints().GetData())
+    assert np.isclose(pts[:, 2].min(), sim.positions[box, 2] - 1e-3, atol=1e-9)
+    reader.SetFileName(str(sorted(tmp_path.glob("meshes_*.vtp"))[-1]))
+    reader.Update()
+    assert reader.GetOutput().GetNumberOfCells() == 32

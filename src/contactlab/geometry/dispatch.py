@@ -17,8 +17,10 @@ ellipsoid - wall       closed form (support point along the wall's normal)
 polyhedron - wall      deepest vertex; force through the depth-weighted centre of the
                        vertices below the plane (volume mode: the cut volume)
 roll - wall            spec 003: the hull's slope matched to the plane (:mod:`.convex_roll`)
-body - triangle        closest point (spheres) or GJK/EPA (other shapes); the triangles a
-                       body touches are first sorted so that one surface counts once
+body - triangle        closest point (spheres); other shapes: the deepest points below the
+                       triangle's plane when they lie over the triangle, GJK/EPA at convex
+                       ridges; the triangles a body touches are sorted so that one surface
+                       counts once
 =====================  =================================================================
 
 The kernels of a scene use a copy of this module in which the narrow phases its pairs cannot need
@@ -45,7 +47,8 @@ from contactlab.geometry.polyhedron_overlap import line_of_action_point, polyhed
 from contactlab.geometry.record_build import rigid_record
 from contactlab.geometry.rotation import to_global
 from contactlab.geometry.shapes import ELLIPSOID, POLYHEDRON, ROLL, SPHERE, TRIANGLE
-from contactlab.geometry.sphere_triangle import closest_point_on_triangle
+from contactlab.geometry.sphere_triangle import FACE, closest_point_on_triangle
+from contactlab.geometry.support import support
 from contactlab.vec import add, dot, scale, sub
 
 __all__ = ["body_pair", "body_wall", "body_triangle", "select_triangles", "MINKOWSKI", "COMMON_PLANE", "VOLUME",
@@ -317,11 +320,24 @@ def select_triangles(i, k0, k1, pair_j, n_sw, pos, quat, radius, bodies, tri_ref
                 u = scale(1.0 / math.sqrt(dot(u, u)), u)
             gap = dist - shape_data[shape_ref[i]]
         else:
-            sep, n, p_i, p, st = convex_pair(ki, shape_ref[i], xi, qi, np.int64(TRIANGLE), o, (0.0, 0.0, 0.0),
-                                             (1.0, 0.0, 0.0, 0.0), shape_data, _warm(hist, k, geo_col))
-            _keep_normal(hist, k, geo_col, n)
-            u = scale(-1.0, n)
-            gap = sep
+            # the triangle's plane, facing the body: the body's deepest point(s) below it, counted
+            # only when they lie over the triangle (a flat or concave patch then acts through the
+            # one triangle under the contact; convex ridges are handled below)
+            e = sub(b, a)
+            f = sub(c, a)
+            u = (e[1] * f[2] - e[2] * f[1], e[2] * f[0] - e[0] * f[2], e[0] * f[1] - e[1] * f[0])
+            u = scale(1.0 / math.sqrt(dot(u, u)), u)
+            if dot(sub(xi, a), u) < 0.0:
+                u = scale(-1.0, u)
+            if ki == POLYHEDRON:
+                gap, q = _polyhedron_plane(shape_data, shape_ref[i], xi, qi, a, u)
+            else:
+                q = support(ki, shape_data, shape_ref[i], xi, qi, scale(-1.0, u))
+                gap = dot(sub(q, a), u)
+            p = sub(q, scale(dot(sub(q, a), u), u))
+            _, feature = closest_point_on_triangle(p, a, b, c)
+            if feature != FACE:
+                gap = math.inf  # not over this triangle
         scratch[k, 0] = p[0]
         scratch[k, 1] = p[1]
         scratch[k, 2] = p[2]
@@ -332,6 +348,24 @@ def select_triangles(i, k0, k1, pair_j, n_sw, pos, quat, radius, bodies, tri_ref
         scratch[k, 7] = 0.0 if gap < reach else -1.0  # 0: candidate, -1: out of reach
     if first == k1:
         return
+    if ki != SPHERE:
+        # no triangle has the body over its face within reach: it meets a convex ridge or corner of
+        # the mesh; there the triangles' own distances (GJK/EPA) decide
+        over = False
+        for k in range(first, k1):
+            if scratch[k, 6] < reach:
+                over = True
+        if not over:
+            for k in range(first, k1):
+                o = tri_ref[pair_j[k] - n_sw]
+                sep, n, p_i, p, st = convex_pair(ki, shape_ref[i], xi, qi, np.int64(TRIANGLE), o, (0.0, 0.0, 0.0),
+                                                 (1.0, 0.0, 0.0, 0.0), shape_data, _warm(hist, k, geo_col))
+                _keep_normal(hist, k, geo_col, n)
+                for d in range(3):
+                    scratch[k, d] = p[d]
+                    scratch[k, 3 + d] = -n[d]
+                scratch[k, 6] = sep
+                scratch[k, 7] = 0.0 if sep < reach else -1.0
     # keep in order of increasing gap
     while True:
         best = -1
