@@ -178,3 +178,22 @@ def test_mesh_input_errors(tmp_path):
     with pytest.raises(InputError, match="zero area"):
         scene.add_mesh(([[0, 0, 0], [1, 0, 0], [2, 0, 0]], [[0, 1, 2]]), material=GLASS)
     assert scene.n_meshes == 0
+
+
+def test_box_settles_flat_on_a_wall():
+    """(Kept with the mesh tests: the same kernels, spheres and planes plus the polyhedron-plane
+    contact.)  A box dropped tilted onto a plane comes to rest on a face: its centre at the half-height
+    above the plane (less the contact's overlap) and the wall carrying its weight (statics).  (It
+    may keep spinning about the vertical: one contact point at the face's centre of pressure has
+    no lever against a spin about the normal, unless the law has twisting resistance.)"""
+    scene = cl.Scene()
+    h = np.array([2e-3, 1.5e-3, 1e-3])
+    scene.add_box(position=(0, 0, 4e-3), half_extents=h, material=GLASS, orientation=(math.cos(0.2), math.sin(0.2) / math.sqrt(2), math.sin(0.2) / math.sqrt(2), 0.0))
+    scene.add_wall(point=(0, 0, 0), normal=(0, 0, 1), material=GLASS)
+    sim = cl.Simulation(scene, model=cl.models.HertzMindlin(restitution=0.2, friction=0.5))
+    sim.run(duration=0.3)
+    weight = sim.model.mass[0] * 9.81
+    np.testing.assert_allclose(sim.wall_forces()[0, 2], -weight, rtol=1e-3)
+    heights = np.abs(sim.rotation_matrices()[0].T @ np.array([0, 0, 1.0]))  # which body axis is vertical
+    resting = h[np.argmax(heights)]
+    assert abs(sim.positions[0, 2] - resting) < 0.02 * resting

@@ -602,15 +602,23 @@ class Simulation:
         self._mesh_build_quat[...] = s.mesh_orientations
 
     def _evaluate_initial_forces(self):
+        """Forces and torques at the current state without advancing anything (start of a run):
+        the force kernel and the reduction called one after the other from here (a compiled
+        wrapper around the two would link, and so compile, the whole narrow phase and law once
+        more)."""
         s, m, t = self.state, self.model, self.table
         self._flags[:] = 0
-        _compiled(self.contact_model, self._kernels.evaluate_forces,
-            s.positions, s.velocities, s.angular_velocities, s.orientations, s.forces, s.torques, self._vel_pred,
-            self._angvel_pred, m.radius, m.mass, m.inv_mass, m.inv_inertia, m.fixed, m.material, m.gravity,
-            s.wall_points, m.wall_normal, s.wall_velocities, m.wall_material, t.i_start, t.pair_j,
-            t.j_start, t.j_pairs, t.hist, t.out, t.status, self._owner, self.table_params, s.dissipated,
-            s.dissipation_terms, s.boundary_work, t.ref_pos, 0.5 * t.skin, self.max_overlap, self._flags, n_blocks(),
-            self.local_damping, s.damping_work, self._damping_force, *self._shape_args()[:3])
+        bodies, rigid, meshes, _ = self._shape_args()
+        _compiled(self.contact_model, self._kernels.pair_forces,
+                  t.i_start, t.pair_j, s.positions, s.velocities, s.angular_velocities, s.velocities,
+                  s.angular_velocities, m.radius, m.inv_mass, m.fixed, m.material, s.wall_points, m.wall_normal,
+                  s.wall_velocities, m.wall_material, self.table_params, t.hist, t.out, t.status, self._owner, 0.0,
+                  self.max_overlap, self._flags, n_blocks(), s.orientations, bodies, meshes)
+        _compiled(self.contact_model, self._kernels.reduce_kick,
+                  t.j_start, t.j_pairs, t.out, self._owner, m.mass, m.inv_mass, m.inv_inertia, m.gravity, s.positions,
+                  s.velocities, s.angular_velocities, s.orientations, s.forces, s.torques, self._vel_pred,
+                  self._angvel_pred, s.dissipated, s.dissipation_terms, s.boundary_work, t.ref_pos, 0.0, 0.0,
+                  0.5 * t.skin, self._flags, n_blocks(), self.local_damping, s.damping_work, self._damping_force, rigid)
         self._handle_flags()
 
     def _advance(self, n_steps: int, resume: bool) -> tuple[int, bool]:
@@ -673,6 +681,12 @@ class Simulation:
                                  self.state.step, codes.astype(np.int64))
             t.out[rows, layout.OUT_EVENT] = 0.0
 
+    def _body_name(self, b) -> str:
+        """``sphere 3``, ``ellipsoid 4``, ... for messages."""
+        from .geometry.shapes import KIND_NAMES
+
+        return f"{KIND_NAMES[int(self.model.shape_kind[int(b)])]} {int(b)}"
+
     def _diagnose(self) -> SimulationBlowUp:
         s, m = self.state, self.model
         when = f"at t={s.time:.6g} s (step {s.step})"
@@ -705,10 +719,10 @@ class Simulation:
         rmin = np.where(c["j"] >= 0, np.minimum(cr[c["i"]], cr[np.maximum(c["j"], 0)]), cr[c["i"]])
         ratio = c["overlap"] / rmin
         k = int(np.argmax(ratio))
-        other = (f"body {c['j'][k]}" if c["j"][k] >= 0 else f"wall {c['wall'][k]}" if c["wall"][k] >= 0 else
+        other = (self._body_name(c['j'][k]) if c["j"][k] >= 0 else f"wall {c['wall'][k]}" if c["wall"][k] >= 0 else
                  f"mesh {c['mesh'][k]} (triangle {c['triangle'][k]})")
         return SimulationBlowUp(
-            f"{when}: the overlap between body {c['i'][k]} and {other} reached {c['overlap'][k]:.6g} m, "
+            f"{when}: the overlap between {self._body_name(c['i'][k])} and {other} reached {c['overlap'][k]:.6g} m, "
             f"{100 * ratio[k]:.3g}% of the smaller radius (the limit is max_overlap={self.max_overlap:g}). {hint}",
             time=s.time, step=s.step, particles=tuple(p for p in (c["i"][k], c["j"][k]) if p >= 0))
 

@@ -53,7 +53,7 @@ LAW_RANGE = 0.0  # @@LAW_RANGE@@
 HIST_SIZE = 7  # @@HIST_SIZE@@
 from contactlab.vec import add, cross, dot, scale, sub
 
-__all__ = ["advance", "evaluate_forces", "pair_forces", "kick_drift", "reduce_kick", "probe", "move_meshes"]
+__all__ = ["advance", "pair_forces", "kick_drift", "reduce_kick", "probe", "move_meshes"]
 
 
 @jit
@@ -688,21 +688,6 @@ def advance(n_steps, dt, resume, pos, vel, angvel, quat, force, torque, vel_pred
         if _raised(flags):
             return s + 1, not last
     return n_steps, False
-
-
-@kernel
-def evaluate_forces(pos, vel, angvel, quat, force, torque, vel_pred, angvel_pred, radius, mass, inv_mass,
-                    inv_inertia, fixed, material, gravity, wall_point, wall_normal, wall_vel, wall_material,
-                    i_start, pair_j, j_start, j_pairs, hist, out, status, owner, table,
-                    dissipated, diss_terms, boundary_work, ref_pos, half_skin, overlap_limit, flags, n_blocks,
-                    local_damping, damping_work, damping_force, bodies, rigid, meshes):
-    """Forces and torques at the current state without advancing anything (start of a run)."""
-    pair_forces(i_start, pair_j, pos, vel, angvel, vel, angvel, radius, inv_mass, fixed, material,
-                wall_point, wall_normal, wall_vel, wall_material, table, hist, out, status, owner, 0.0,
-                overlap_limit, flags, n_blocks, quat, bodies, meshes)
-    reduce_kick(j_start, j_pairs, out, owner, mass, inv_mass, inv_inertia, gravity, pos, vel, angvel, quat,
-                force, torque, vel_pred, angvel_pred, dissipated, diss_terms, boundary_work, ref_pos, 0.0, 0.0,
-                half_skin, flags, n_blocks, local_damping, damping_work, damping_force, rigid)
 
 
 @kernel

@@ -268,8 +268,8 @@ class Scene:
         w = self._walls.arrays()
         n = s["radius"].shape[0]
         if n == 0:
-            raise InputError("the scene has no bodies; add some with add_sphere, add_spheres, fill_box, add_ellipsoid, "
-                             "add_polyhedron, add_box or add_convex_roll")
+            raise InputError("the scene has no spheres or other bodies; add some with add_sphere, add_spheres, fill_box, "
+                             "add_ellipsoid, add_polyhedron, add_box or add_convex_roll")
         dens = np.array([m.density for m in self._materials], dtype=np.float64)
         r = s["radius"]
         kind = s["kind"]
