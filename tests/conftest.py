@@ -2,11 +2,22 @@
 from __future__ import annotations
 
 import math
+import os
 
+import numba
 import numpy as np
 import pytest
 
 import contactlab as cl
+
+
+def pytest_configure(config):
+    """Under pytest-xdist (two workers on two cores) each worker runs its kernels on one thread:
+    two workers with two threads each oversubscribe the cores, and the parallel loops of small
+    scenes (a few bodies, millions of steps) then spend their time waiting for each other.  Tests
+    that ask for threads=... still get them (results do not depend on the thread count)."""
+    if os.environ.get("PYTEST_XDIST_WORKER"):
+        numba.set_num_threads(1)
 
 
 @pytest.fixture

@@ -49,7 +49,7 @@ def test_spinning_roll_dropped_on_the_ground_lands_rolls_and_drifts():
     np.testing.assert_allclose(sim.model.principal_inertia[roll], inertia)
     rec = sim.record("position", sphere=roll, every=50)
     axis0 = sim.rotation_matrices()[roll][:, 0]
-    sim.run(duration=0.3)
+    sim.run(duration=0.2)
     out = sim.convex_roll_output(roll)
     assert len(out["Position"]) == 1
     weight = mass * 9.81
