@@ -12,6 +12,7 @@ import numpy as np
 import pytest
 
 import contactlab as cl
+from helpers.cubes import cube_impact
 
 GLASS = cl.Material(density=2500.0, young=1e7, poisson=0.3, name="glass")
 ELASTIC = cl.models.HertzMindlin(restitution=1.0, friction=0.0)
@@ -48,31 +49,12 @@ def test_bodies_of_every_shape_share_one_index_space():
     np.testing.assert_allclose(sim.positions[1], [0.01 + 0.1 * sim.time, 0, 0], atol=1e-15)
 
 
-def _cubes(seed, model, shape_contact="minkowski"):
-    """Two cubes (10 mm) at random orientations thrown at each other off-centre at 0.8 m/s, no
-    gravity, run (dt = 2 us, some 500 steps per impact) until they have met and parted."""
-    rng = np.random.default_rng(seed)
-    scene = cl.Scene(gravity=(0, 0, 0))
-    for k, x in enumerate(((0.0, 0.0, 0.0), (0.0185, 0.003, -0.002))):
-        q = rng.normal(size=4)
-        scene.add_box(position=x, half_extents=(5e-3, 5e-3, 5e-3), material=GLASS, orientation=q / np.linalg.norm(q),
-                      velocity=(0.4 if k == 0 else -0.4, 0.0, 0.0), angular_velocity=rng.normal(scale=5.0, size=3))
-    sim = cl.Simulation(scene, model=model, shape_contact=shape_contact, dt=2e-6)
-    e0 = sim.energy()["total"]
-    rec = sim.record("n_contacts")
-    for _ in range(200):
-        sim.run(steps=100)
-        if max(rec["n_contacts"]) > 0 and sim.n_contacts() == 0:
-            break
-    return sim, e0, max(rec["n_contacts"]) > 0
-
-
 @pytest.mark.parametrize("seed", [1, 2, 3, 4])
 def test_elastic_impact_of_two_cubes_conserves_energy_with_the_minkowski_overlap(seed):
     """ECC (spec 004): an elastic law of the Minkowski overlap (EPA) is a potential, so two cubes at
     random orientations leave an elastic, frictionless impact with the energy they brought (within
     0.5 %), however they meet (vertex, edge or face first)."""
-    sim, e0, met = _cubes(seed, ELASTIC)
+    sim, e0, met = cube_impact(seed, ELASTIC)
     assert met and sim.n_contacts() == 0  # they met and parted
     assert abs(sim.energy()["total"] - e0) < 5e-3 * e0
 
@@ -83,7 +65,7 @@ def test_common_plane_contact_point_drifts_where_the_minkowski_contact_does_not(
     one of them, as the notes state, while the Minkowski ECC stays within 0.5 % in all."""
     drift = []
     for seed in (1, 2, 3, 4):
-        sim, e0, _ = _cubes(seed, ELASTIC, shape_contact="common_plane")
+        sim, e0, _ = cube_impact(seed, ELASTIC, shape_contact="common_plane")
         drift.append(abs(sim.energy()["total"] - e0) / e0)
     assert max(drift) > 0.01
 
