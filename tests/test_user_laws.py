@@ -383,3 +383,22 @@ def test_a_law_in_an_importable_module_is_cached_for_the_next_process():
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=300)
     assert out.returncode == 0, out.stderr
     assert out.stdout.split() == [model.law_module, "True"]
+
+
+def test_law_independent_kernels_are_one_module_shared_by_every_law():
+    """Kick, drift, reduction and wall/mesh motion do not depend on the law: every law's kernel
+    module (and every shape variant) imports them from one generated module, so they are compiled
+    once per machine, not once per law; the debug twin takes their plain-Python copy."""
+    from contactlab.engine.codegen import kernel_module
+
+    hm = kernel_module("contactlab.laws.hertz_mindlin")
+    lsd = kernel_module("contactlab.laws.linear_spring_dashpot")
+    shapes = kernel_module("contactlab.laws.hertz_mindlin", shapes=("CONVEX",))
+    user = kernel_module(adhesive_composite().law_module)
+    for name in ("kick_drift", "reduce_kick", "move_meshes", "move_walls", "block_size"):
+        assert getattr(hm, name) is getattr(lsd, name) is getattr(shapes, name) is getattr(user, name)
+    assert hm.reduce_kick.__module__.startswith("_contactlab_integrate_")
+    assert hm.advance is not lsd.advance
+    debug = kernel_module("contactlab.laws.hertz_mindlin", debug=True)
+    assert not hasattr(debug.reduce_kick, "py_func") and debug.reduce_kick.__module__.startswith(
+        "_contactlab_integrate_debug_")

@@ -24,6 +24,11 @@ Positions-only forces make this exactly velocity Verlet (symplectic); forces tha
 (damping, friction) see the predicted velocity ``v*``, accurate to O(dt^2).  Springs in the laws
 accumulate the exact displacement increments ``dt v(n+1/2)``, so a stuck spring is conservative.
 
+Steps 1 and 3 and the motion of walls and meshes do not depend on the law: they live in the
+template :mod:`contactlab.engine.integrate`, written out once by the code generator (the line
+marked ``@@INTEGRATE_IMPORT@@`` imports them from that module), compiled once per machine and
+linked into every law's ``advance``.
+
 Kernels never raise: they set flags (see :mod:`contactlab.engine.layout`) and return.
 
 Parallel loops run over *blocks* (``prange`` over block numbers, a serial loop inside a compiled
@@ -34,17 +39,14 @@ Blocks never share an output element, so the result does not depend on the numbe
 """
 from __future__ import annotations
 
-import math
-
 from numba import prange
 
 from contactlab._jit import jit, kernel, pkernel
 from contactlab.engine.layout import (
-    ACTIVE, CLEARED, FLAG_BOND_EVENT, FLAG_FAST, FLAG_OVERLAP, FLAG_REBUILD, FLAG_STATE_NAN, INACTIVE, N_OWN,
+    ACTIVE, CLEARED, FLAG_BOND_EVENT, FLAG_OVERLAP, FLAG_STATE_NAN, INACTIVE, N_OWN,
     OUT_ELASTIC, OUT_EVENT, OUT_FORCE, OUT_NORMAL, OUT_OVERLAP, OUT_POINT, OUT_TORQUE_J,
 )
 from contactlab.geometry.record import ContactGeometry
-from contactlab.geometry.rotation import quat_matrix
 from contactlab.geometry.sphere_sphere import sphere_sphere
 from contactlab.geometry.sphere_wall import sphere_wall
 from contactlab.geometry.dispatch import body_pair, body_triangle, body_wall, select_triangles  # @@SHAPES_IMPORT@@
@@ -52,177 +54,10 @@ from contactlab.laws.hertz_mindlin import law as LAW  # @@LAW_IMPORT@@
 LAW_RANGE = 0.0  # @@LAW_RANGE@@
 HIST_SIZE = 7  # @@HIST_SIZE@@
 from contactlab.vec import add, cross, dot, scale, sub
+from contactlab.engine.integrate import (block_size, kick_drift, move_meshes, move_walls,  # @@INTEGRATE_IMPORT@@
+                                         reduce_kick)  # @@INTEGRATE_IMPORT@@
 
 __all__ = ["advance", "pair_forces", "kick_drift", "reduce_kick", "probe", "move_meshes"]
-
-
-@jit
-def _rotate_quaternion(q0, q1, q2, q3, wx, wy, wz, dt):
-    """Rotate the unit quaternion (q0, q1, q2, q3) by the constant angular velocity w over dt.
-
-    The rotation quaternion is ``(cos(a/2), sin(a/2) w/|w|)`` with ``a = |w| dt``; for the small
-    angles of a time step its Taylor series (to a^6, below round-off for a < 0.02) replaces the
-    trigonometric functions, which dominate the cost of this per-sphere update otherwise.
-    """
-    w2 = wx * wx + wy * wy + wz * wz
-    if w2 == 0.0:
-        return q0, q1, q2, q3
-    a2 = w2 * dt * dt
-    small = a2 < 4e-4
-    if small:
-        c = 1.0 - a2 * (1.0 / 8.0) + a2 * a2 * (1.0 / 384.0) - a2 * a2 * a2 * (1.0 / 46080.0)
-        s = dt * (0.5 - a2 * (1.0 / 48.0) + a2 * a2 * (1.0 / 3840.0) - a2 * a2 * a2 * (1.0 / 645120.0))
-    else:
-        wn = math.sqrt(w2)
-        s = math.sin(0.5 * wn * dt) / wn
-        c = math.cos(0.5 * wn * dt)
-    dx, dy, dz = s * wx, s * wy, s * wz
-    # dq (x) q, dq = (c, dx, dy, dz)
-    r0 = c * q0 - dx * q1 - dy * q2 - dz * q3
-    r1 = c * q1 + dx * q0 + dy * q3 - dz * q2
-    r2 = c * q2 - dx * q3 + dy * q0 + dz * q1
-    r3 = c * q3 + dx * q2 - dy * q1 + dz * q0
-    # the rotation keeps the norm up to round-off; a Newton step towards norm 1 stops any drift
-    # (for a norm of 1 + e it leaves 1 + O(e^2)), without a square root or a division
-    n2 = r0 * r0 + r1 * r1 + r2 * r2 + r3 * r3
-    inv = 1.5 - 0.5 * n2 if small else 1.0 / math.sqrt(n2)
-    return r0 * inv, r1 * inv, r2 * inv, r3 * inv
-
-
-@jit
-def _block_size(n, n_blocks):
-    """Items per block of a parallel loop split into about ``n_blocks`` blocks.
-
-    Each block is one call of a compiled function, whose array arguments Numba reference-counts
-    with atomic operations on counters that all threads share; few, large blocks (the launcher
-    asks for BLOCKS_PER_THREAD per thread) keep that cost negligible.  The blocking does not change
-    any result: every sphere and every pair is computed the same way in any block.
-    """
-    return max((n + n_blocks - 1) // n_blocks, 1)
-
-
-@jit
-def _inertia_apply(q, d, w):
-    """``R diag(d) R^T w`` for the orientation ``q`` (body to global): the global angular momentum
-    of angular velocity ``w`` for principal moments ``d``, or, with the inverse moments, the angular
-    velocity of an angular momentum."""
-    r = quat_matrix(q)
-    b0 = r[0][0] * w[0] + r[1][0] * w[1] + r[2][0] * w[2]
-    b1 = r[0][1] * w[0] + r[1][1] * w[1] + r[2][1] * w[2]
-    b2 = r[0][2] * w[0] + r[1][2] * w[1] + r[2][2] * w[2]
-    b0 *= d[0]
-    b1 *= d[1]
-    b2 *= d[2]
-    return (r[0][0] * b0 + r[0][1] * b1 + r[0][2] * b2,
-            r[1][0] * b0 + r[1][1] * b1 + r[1][2] * b2,
-            r[2][0] * b0 + r[2][1] * b1 + r[2][2] * b2)
-
-
-@jit
-def _rigid_kick(p, h, torque, angvel, quat, rigid):
-    """``omega += h I^-1 torque`` for a body with a full inertia tensor (through its angular
-    momentum, which a torque changes directly; the tensor is diagonal in the body frame)."""
-    shape_kind, inertia_p, inv_inertia_p = rigid
-    q = (quat[p, 0], quat[p, 1], quat[p, 2], quat[p, 3])
-    ip = (inertia_p[p, 0], inertia_p[p, 1], inertia_p[p, 2])
-    iip = (inv_inertia_p[p, 0], inv_inertia_p[p, 1], inv_inertia_p[p, 2])
-    L = _inertia_apply(q, ip, (angvel[p, 0], angvel[p, 1], angvel[p, 2]))
-    L = (L[0] + h * torque[p, 0], L[1] + h * torque[p, 1], L[2] + h * torque[p, 2])
-    w = _inertia_apply(q, iip, L)
-    angvel[p, 0] = w[0]
-    angvel[p, 1] = w[1]
-    angvel[p, 2] = w[2]
-
-
-@jit
-def _rigid_rotate(p, dt, torque, angvel, angvel_pred, quat, rigid):
-    """Half kick and drift of the orientation of a free body with a full inertia tensor.
-
-    The angular momentum ``L`` after the half kick stays fixed during the drift; the body turns
-    with the angular velocity ``R I^-1 R^T L`` taken at the half-turned orientation (a midpoint
-    rule, second order, exact for a torque-free sphere-like body), after which the angular
-    velocity is that of ``L`` at the new orientation, and the prediction for the force time adds
-    the second half kick of the last torque."""
-    shape_kind, inertia_p, inv_inertia_p = rigid
-    h = 0.5 * dt
-    q = (quat[p, 0], quat[p, 1], quat[p, 2], quat[p, 3])
-    ip = (inertia_p[p, 0], inertia_p[p, 1], inertia_p[p, 2])
-    iip = (inv_inertia_p[p, 0], inv_inertia_p[p, 1], inv_inertia_p[p, 2])
-    L = _inertia_apply(q, ip, (angvel[p, 0], angvel[p, 1], angvel[p, 2]))
-    L = (L[0] + h * torque[p, 0], L[1] + h * torque[p, 1], L[2] + h * torque[p, 2])
-    w = _inertia_apply(q, iip, L)
-    qm = _rotate_quaternion(q[0], q[1], q[2], q[3], w[0], w[1], w[2], h)
-    w = _inertia_apply(qm, iip, L)
-    qn = _rotate_quaternion(q[0], q[1], q[2], q[3], w[0], w[1], w[2], dt)
-    w = _inertia_apply(qn, iip, L)
-    wp = _inertia_apply(qn, iip, (L[0] + h * torque[p, 0], L[1] + h * torque[p, 1], L[2] + h * torque[p, 2]))
-    for d in range(3):
-        angvel[p, d] = w[d]
-        angvel_pred[p, d] = wp[d]
-    for d in range(4):
-        quat[p, d] = qn[d]
-
-
-@jit
-def _kick_drift_one(p, dt, pos, vel, angvel, quat, force, torque, inv_mass, inv_inertia, vel_pred, angvel_pred,
-                    ref_pos, half_skin, flags, rigid):
-    """First half of a step for body p: half kick, drift, rotation, velocity prediction; flag a
-    neighbour-list rebuild if the body is now farther than half the skin from where the list
-    was built (and FAST if this one step moved it that far)."""
-    h = 0.5 * dt
-    im = inv_mass[p]
-    ii = inv_inertia[p]
-    full_tensor = rigid[0][p] != 0 and ii > 0.0
-    sx = 0.0
-    for d in range(3):
-        a = force[p, d] * im
-        vh = vel[p, d] + h * a
-        vel[p, d] = vh
-        step = dt * vh
-        pos[p, d] += step
-        sx += step * step
-        vel_pred[p, d] = vh + h * a
-        if not full_tensor:
-            al = torque[p, d] * ii
-            wh = angvel[p, d] + h * al
-            angvel[p, d] = wh
-            angvel_pred[p, d] = wh + h * al
-    if full_tensor:
-        _rigid_rotate(p, dt, torque, angvel, angvel_pred, quat, rigid)
-    else:
-        q = _rotate_quaternion(quat[p, 0], quat[p, 1], quat[p, 2], quat[p, 3],
-                               angvel[p, 0], angvel[p, 1], angvel[p, 2], dt)
-        quat[p, 0] = q[0]
-        quat[p, 1] = q[1]
-        quat[p, 2] = q[2]
-        quat[p, 3] = q[3]
-    dx = pos[p, 0] - ref_pos[p, 0]
-    dy = pos[p, 1] - ref_pos[p, 1]
-    dz = pos[p, 2] - ref_pos[p, 2]
-    hs2 = half_skin * half_skin
-    if dx * dx + dy * dy + dz * dz > hs2:
-        flags[FLAG_REBUILD] = 1
-        if sx > hs2:
-            flags[FLAG_FAST] = 1
-
-
-@kernel
-def _kick_drift_chunk(p0, p1, dt, pos, vel, angvel, quat, force, torque, inv_mass, inv_inertia, vel_pred,
-                      angvel_pred, ref_pos, half_skin, flags, rigid):
-    for p in range(p0, p1):
-        _kick_drift_one(p, dt, pos, vel, angvel, quat, force, torque, inv_mass, inv_inertia, vel_pred,
-                        angvel_pred, ref_pos, half_skin, flags, rigid)
-
-
-@pkernel
-def kick_drift(dt, pos, vel, angvel, quat, force, torque, inv_mass, inv_inertia, vel_pred, angvel_pred, ref_pos,
-               half_skin, flags, n_blocks, rigid):
-    """First half of a step for every body (fixed bodies just drift), with the skin check."""
-    n = pos.shape[0]
-    b = _block_size(n, n_blocks)
-    for c in prange((n + b - 1) // b):
-        _kick_drift_chunk(c * b, min((c + 1) * b, n), dt, pos, vel, angvel, quat, force, torque,
-                          inv_mass, inv_inertia, vel_pred, angvel_pred, ref_pos, half_skin, flags, rigid)
 
 
 @jit
@@ -459,180 +294,11 @@ def pair_forces(i_start, pair_j, pos, vel, angvel, mid_vel, mid_angvel, radius, 
     :func:`reduce_kick`, which flags it; the launcher then names the contact.
     """
     n = pos.shape[0]
-    b = _block_size(n, n_blocks)
+    b = block_size(n, n_blocks)
     for c in prange((n + b - 1) // b):
         _pairs_chunk(c * b, min((c + 1) * b, n), i_start, pair_j, pos, vel, angvel, mid_vel,
                      mid_angvel, radius, inv_mass, fixed, material, wall_point, wall_normal, wall_vel,
                      wall_material, table, hist, out, status, owner, dt, overlap_limit, flags, quat, bodies, meshes)
-
-
-@jit
-def _sign(x):
-    return 1.0 if x > 0.0 else (-1.0 if x < 0.0 else 0.0)
-
-
-@kernel
-def _reduce_chunk(p0, p1, j_start, j_pairs, out, owner, mass, inv_mass, inv_inertia, gravity, pos, vel, angvel,
-                  quat, force, torque, vel_pred, angvel_pred, dissipated, diss_terms, boundary_work, ref_pos, kick_dt,
-                  drift_dt, half_skin, flags, local_damping, damping_work, damping_force, rigid):
-    h = 0.5 * kick_dt
-    for p in range(p0, p1):
-        im = inv_mass[p]
-        fx = owner[p, 0]
-        fy = owner[p, 1]
-        fz = owner[p, 2]
-        if im > 0.0:
-            fx += mass[p] * gravity[0]
-            fy += mass[p] * gravity[1]
-            fz += mass[p] * gravity[2]
-        tx = owner[p, 3]
-        ty = owner[p, 4]
-        tz = owner[p, 5]
-        # inactive pairs have zero outputs: adding them is cheaper than testing their status
-        for q in range(j_start[p], j_start[p + 1]):
-            k = j_pairs[q]
-            fx -= out[k, OUT_FORCE]
-            fy -= out[k, OUT_FORCE + 1]
-            fz -= out[k, OUT_FORCE + 2]
-            tx += out[k, OUT_TORQUE_J]
-            ty += out[k, OUT_TORQUE_J + 1]
-            tz += out[k, OUT_TORQUE_J + 2]
-        if local_damping > 0.0 and im > 0.0:
-            # Cundall's local damping: each component of the force and torque reduced by a fraction
-            # of its size against the velocity of the half step.  Its work is booked as the kinetic
-            # energy sees it: velocity Verlet changes it by dt/4 (F(n) + F(n+1)) . (v(n) + v(n+1))
-            # per step, a sum over the forces, so the damping force of the last evaluation is kept
-            # (``damping_force``) and v(n), v(n+1) are rebuilt from the half-step velocity
-            ii = inv_inertia[p]
-            d = (-local_damping * abs(fx) * _sign(vel[p, 0]), -local_damping * abs(fy) * _sign(vel[p, 1]),
-                 -local_damping * abs(fz) * _sign(vel[p, 2]), -local_damping * abs(tx) * _sign(angvel[p, 0]),
-                 -local_damping * abs(ty) * _sign(angvel[p, 1]), -local_damping * abs(tz) * _sign(angvel[p, 2]))
-            new = (fx + d[0], fy + d[1], fz + d[2], tx + d[3], ty + d[4], tz + d[5])
-            if kick_dt > 0.0:
-                work = 0.0
-                for c in range(3):
-                    v_n = vel[p, c] - h * force[p, c] * im
-                    v_next = vel[p, c] + h * new[c] * im
-                    w_n = angvel[p, c] - h * torque[p, c] * ii
-                    w_next = angvel[p, c] + h * new[3 + c] * ii
-                    work += (d[c] + damping_force[p, c]) * (v_n + v_next)
-                    work += (d[3 + c] + damping_force[p, 3 + c]) * (w_n + w_next)
-                damping_work[p] -= 0.25 * kick_dt * work
-            for c in range(6):
-                damping_force[p, c] = d[c]
-            fx, fy, fz, tx, ty, tz = new
-        force[p, 0] = fx
-        force[p, 1] = fy
-        force[p, 2] = fz
-        torque[p, 0] = tx
-        torque[p, 1] = ty
-        torque[p, 2] = tz
-        dissipated[p] += owner[p, 6]
-        for c in range(diss_terms.shape[1]):
-            diss_terms[p, c] += owner[p, N_OWN + c]
-        boundary_work[p] += owner[p, 7]
-        ii = inv_inertia[p]
-        vx = vel[p, 0] + h * fx * im
-        vy = vel[p, 1] + h * fy * im
-        vz = vel[p, 2] + h * fz * im
-        vel[p, 0] = vx
-        vel[p, 1] = vy
-        vel[p, 2] = vz
-        if rigid[0][p] != 0 and ii > 0.0:
-            _rigid_kick(p, h, torque, angvel, quat, rigid)
-        else:
-            angvel[p, 0] += h * tx * ii
-            angvel[p, 1] += h * ty * ii
-            angvel[p, 2] += h * tz * ii
-        # one test for all: a NaN or an infinity anywhere makes the sum non-finite (a false alarm
-        # needs velocities near 1e308, where the launcher's diagnosis finds the sphere anyway);
-        # positions only change through these velocities
-        if not math.isfinite(vx + vy + vz + angvel[p, 0] + angvel[p, 1] + angvel[p, 2] + pos[p, 0] + pos[p, 1]
-                             + pos[p, 2]):
-            flags[FLAG_STATE_NAN] = 1
-        if drift_dt > 0.0:
-            _kick_drift_one(p, drift_dt, pos, vel, angvel, quat, force, torque, inv_mass, inv_inertia, vel_pred,
-                            angvel_pred, ref_pos, half_skin, flags, rigid)
-
-
-@pkernel
-def reduce_kick(j_start, j_pairs, out, owner, mass, inv_mass, inv_inertia, gravity, pos, vel, angvel, quat,
-                force, torque, vel_pred, angvel_pred, dissipated, diss_terms, boundary_work, ref_pos, kick_dt,
-                drift_dt, half_skin, flags, n_blocks, local_damping, damping_work, damping_force, rigid):
-    """Total force and torque per sphere: its own side (``owner``, from :func:`pair_forces`) plus
-    the partner sides of the contacts where it is ``j`` (a CSR over the pair list, fixed order: no
-    atomics, the same bits at any thread count), plus gravity; finish the step's kick.  Then, if
-    ``drift_dt > 0``, start the next step right away (its half kick, drift and skin check: the same
-    arithmetic as :func:`kick_drift`, one pass over the spheres fewer).
-
-    ``kick_dt`` is the step's dt (0 for a force evaluation without a kick).
-    """
-    n = pos.shape[0]
-    b = _block_size(n, n_blocks)
-    for c in prange((n + b - 1) // b):
-        _reduce_chunk(c * b, min((c + 1) * b, n), j_start, j_pairs, out, owner, mass, inv_mass,
-                      inv_inertia, gravity, pos, vel, angvel, quat, force, torque, vel_pred, angvel_pred,
-                      dissipated, diss_terms, boundary_work, ref_pos, kick_dt, drift_dt, half_skin, flags,
-                      local_damping, damping_work, damping_force, rigid)
-
-
-@kernel
-def _move_walls(wall_point, wall_vel, wall_normal, wall_ref, dt, half_skin, flags):
-    """Translate the walls by one step and flag a rebuild if one left half the skin."""
-    for w in range(wall_point.shape[0]):
-        s = 0.0
-        for d in range(3):
-            wall_point[w, d] += dt * wall_vel[w, d]
-            s += (wall_point[w, d] - wall_ref[w, d]) * wall_normal[w, d]
-        if abs(s) > half_skin:
-            flags[FLAG_REBUILD] = 1
-
-
-@kernel
-def move_meshes(dt, shape_data, meshes, motion, half_skin, flags):
-    """Move the kinematic meshes by one step (translation of the reference point, rotation about
-    it), update their triangles' vertices and flag a rebuild when a vertex may have moved farther
-    than half the skin since the neighbour list was built.
-
-    ``motion = (mesh_local, mesh_first, mesh_build_pos, mesh_build_quat, mesh_size)``: vertices
-    of every triangle relative to its mesh's reference point in the mesh's own frame (T, 9), the
-    first triangle of each mesh (M + 1,), the reference point and orientation at the last build,
-    and the largest distance of a vertex from the reference point (m).
-    """
-    tri_ref, tri_mesh, mesh_pos, mesh_quat, mesh_vel, mesh_angvel, mesh_material, scratch = meshes
-    mesh_local, mesh_first, mesh_build_pos, mesh_build_quat, mesh_size = motion
-    for msh in range(mesh_pos.shape[0]):
-        still = True
-        for d in range(3):
-            if mesh_vel[msh, d] != 0.0 or mesh_angvel[msh, d] != 0.0:
-                still = False
-        if still:
-            continue
-        for d in range(3):
-            mesh_pos[msh, d] += dt * mesh_vel[msh, d]
-        q = _rotate_quaternion(mesh_quat[msh, 0], mesh_quat[msh, 1], mesh_quat[msh, 2], mesh_quat[msh, 3],
-                               mesh_angvel[msh, 0], mesh_angvel[msh, 1], mesh_angvel[msh, 2], dt)
-        for d in range(4):
-            mesh_quat[msh, d] = q[d]
-        r = quat_matrix(q)
-        for t in range(mesh_first[msh], mesh_first[msh + 1]):
-            o = tri_ref[t]
-            for v in range(3):
-                lx = mesh_local[t, 3 * v]
-                ly = mesh_local[t, 3 * v + 1]
-                lz = mesh_local[t, 3 * v + 2]
-                for d in range(3):
-                    shape_data[o + 3 * v + d] = mesh_pos[msh, d] + r[d][0] * lx + r[d][1] * ly + r[d][2] * lz
-        # a bound on how far any vertex moved since the build: translation + angle x size
-        moved = 0.0
-        for d in range(3):
-            e = mesh_pos[msh, d] - mesh_build_pos[msh, d]
-            moved += e * e
-        c = abs(q[0] * mesh_build_quat[msh, 0] + q[1] * mesh_build_quat[msh, 1] + q[2] * mesh_build_quat[msh, 2]
-                + q[3] * mesh_build_quat[msh, 3])
-        angle = 2.0 * math.acos(min(c, 1.0))
-        if math.sqrt(moved) + angle * mesh_size[msh] > half_skin:
-            flags[FLAG_REBUILD] = 1
 
 
 @jit
@@ -670,7 +336,7 @@ def advance(n_steps, dt, resume, pos, vel, angvel, quat, force, torque, vel_pred
     if not resume:
         kick_drift(dt, pos, vel, angvel, quat, force, torque, inv_mass, inv_inertia, vel_pred, angvel_pred,
                    ref_pos, half_skin, flags, n_blocks, rigid)
-        _move_walls(wall_point, wall_vel, wall_normal, wall_ref, dt, half_skin, flags)
+        move_walls(wall_point, wall_vel, wall_normal, wall_ref, dt, half_skin, flags)
         move_meshes(dt, shape_data, meshes, motion, half_skin, flags)
         if _raised(flags):
             return 0, True
@@ -683,7 +349,7 @@ def advance(n_steps, dt, resume, pos, vel, angvel, quat, force, torque, vel_pred
                     force, torque, vel_pred, angvel_pred, dissipated, diss_terms, boundary_work, ref_pos, dt,
                     0.0 if last else dt, half_skin, flags, n_blocks, local_damping, damping_work, damping_force, rigid)
         if not last:
-            _move_walls(wall_point, wall_vel, wall_normal, wall_ref, dt, half_skin, flags)
+            move_walls(wall_point, wall_vel, wall_normal, wall_ref, dt, half_skin, flags)
             move_meshes(dt, shape_data, meshes, motion, half_skin, flags)
         if _raised(flags):
             return s + 1, not last
