@@ -47,6 +47,14 @@ def test_bodies_of_every_shape_share_one_index_space():
     np.testing.assert_allclose(np.abs(long_axis), [0, 0, 1], atol=1e-12)
     sim.run(steps=10)
     np.testing.assert_allclose(sim.positions[1], [0.01 + 0.1 * sim.time, 0, 0], atol=1e-15)
+    # compile time: every building block has one signature (each further one, from a caller passing
+    # another integer type or omitting a default, compiles it and all it calls once more); none
+    # when the kernels came from the disk cache
+    from contactlab.geometry import gjk_epa, record_build
+
+    k = sim._kernels
+    for f in (gjk_epa.convex_pair, record_build.rigid_record, k._pairs_chunk, k._reduce_chunk, k._kick_drift_chunk):
+        assert len(f.signatures) <= 1, (f.__name__, f.signatures)
 
 
 @pytest.mark.parametrize("seed", [1, 2, 3, 4])

@@ -73,7 +73,9 @@ class Simulation:
         Largest overlap allowed at the start, as a fraction of the smaller radius (default 0.02).
     threads : int, optional
         Number of threads for the compiled kernels (default: Numba's default, all cores).
-        Results are bit-identical for any number of threads.
+        Results are bit-identical for any number of threads.  Scenes of fewer than
+        ``contactlab._jit.SERIAL_BELOW`` (100) bodies run their steps on one thread (entering a
+        parallel region costs more than such a step).
     local_damping : float
         Cundall's local (non-viscous) damping, 0 <= alpha < 1 (default 0: none): every component
         of a free sphere's total force and torque is reduced by ``alpha`` times its size against
@@ -602,35 +604,25 @@ class Simulation:
         self._mesh_build_quat[...] = s.mesh_orientations
 
     def _evaluate_initial_forces(self):
-        """Forces and torques at the current state without advancing anything (start of a run):
-        the force kernel and the reduction called one after the other from here (a compiled
-        wrapper around the two would link, and so compile, the whole narrow phase and law once
-        more)."""
-        s, m, t = self.state, self.model, self.table
-        self._flags[:] = 0
-        bodies, rigid, meshes, _ = self._shape_args()
-        _compiled(self.contact_model, self._kernels.pair_forces,
-                  t.i_start, t.pair_j, s.positions, s.velocities, s.angular_velocities, s.velocities,
-                  s.angular_velocities, m.radius, m.inv_mass, m.fixed, m.material, s.wall_points, m.wall_normal,
-                  s.wall_velocities, m.wall_material, self.table_params, t.hist, t.out, t.status, self._owner, 0.0,
-                  self.max_overlap, self._flags, n_blocks(), s.orientations, bodies, meshes)
-        _compiled(self.contact_model, self._kernels.reduce_kick,
-                  t.j_start, t.j_pairs, t.out, self._owner, m.mass, m.inv_mass, m.inv_inertia, m.gravity, s.positions,
-                  s.velocities, s.angular_velocities, s.orientations, s.forces, s.torques, self._vel_pred,
-                  self._angvel_pred, s.dissipated, s.dissipation_terms, s.boundary_work, t.ref_pos, 0.0, 0.0,
-                  0.5 * t.skin, self._flags, n_blocks(), self.local_damping, s.damping_work, self._damping_force, rigid)
+        """Forces and torques at the current state without advancing anything (start of a run)."""
+        self._advance(-1, False)
         self._handle_flags()
 
     def _advance(self, n_steps: int, resume: bool) -> tuple[int, bool]:
+        """One call of the step kernel (``n_steps = -1``: the forces of the current state only): the
+        serial kernel on one thread or for a small scene, else the parallel one (same results)."""
         s, m, t = self.state, self.model, self.table
         self._flags[:] = 0
+        blocks = n_blocks(len(s.positions))
+        kernel = self._kernels.advance if blocks == 1 else self._kernels.advance_parallel
         k, mid = _compiled(
-            self.contact_model, self._kernels.advance, n_steps, self._dt, resume, s.positions, s.velocities, s.angular_velocities, s.orientations, s.forces,
-            s.torques, self._vel_pred, self._angvel_pred, m.radius, m.mass, m.inv_mass, m.inv_inertia, m.fixed,
-            m.material, m.gravity, s.wall_points, m.wall_normal, s.wall_velocities, m.wall_material, t.wall_ref,
-            t.i_start, t.pair_j, t.j_start, t.j_pairs, t.hist, t.out, t.status, self._owner, self.table_params,
-            s.dissipated, s.dissipation_terms, s.boundary_work, t.ref_pos, 0.5 * t.skin, self.max_overlap,
-            self._flags, n_blocks(), self.local_damping, s.damping_work, self._damping_force, *self._shape_args())
+            self.contact_model, kernel, n_steps, self._dt, resume, s.positions, s.velocities, s.angular_velocities,
+            s.orientations, s.forces, s.torques, self._vel_pred, self._angvel_pred, m.radius, m.mass, m.inv_mass,
+            m.inv_inertia, m.fixed, m.material, m.gravity, s.wall_points, m.wall_normal, s.wall_velocities,
+            m.wall_material, t.wall_ref, t.i_start, t.pair_j, t.j_start, t.j_pairs, t.hist, t.out, t.status,
+            self._owner, self.table_params, s.dissipated, s.dissipation_terms, s.boundary_work, t.ref_pos,
+            0.5 * t.skin, self.max_overlap, self._flags, blocks, self.local_damping, s.damping_work,
+            self._damping_force, *self._shape_args())
         return int(k), bool(mid)
 
     def _advance_steps(self, n: int) -> None:

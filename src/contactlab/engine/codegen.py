@@ -393,7 +393,7 @@ def is_compiled(law_module: str, shapes=False) -> bool:
         _, name = _generated_source(law_module, shapes=shapes)
     except Exception:
         return False
-    pattern = f"{name}.advance-*.nbi"
+    pattern = f"{name}.advance*-*.nbi"  # the serial or the parallel step kernel
     if any((cache_dir() / "__pycache__").glob(pattern)):
         return True
     numba_dir = os.environ.get("NUMBA_CACHE_DIR")  # Numba then keeps its index files there

@@ -39,6 +39,7 @@ Blocks never share an output element, so the result does not depend on the numbe
 """
 from __future__ import annotations
 
+import numpy as np
 from numba import prange
 
 from contactlab._jit import jit, kernel, pkernel
@@ -54,10 +55,10 @@ from contactlab.laws.hertz_mindlin import law as LAW  # @@LAW_IMPORT@@
 LAW_RANGE = 0.0  # @@LAW_RANGE@@
 HIST_SIZE = 7  # @@HIST_SIZE@@
 from contactlab.vec import add, cross, dot, scale, sub
-from contactlab.engine.integrate import (block_size, kick_drift, move_meshes, move_walls,  # @@INTEGRATE_IMPORT@@
-                                         reduce_kick)  # @@INTEGRATE_IMPORT@@
+from contactlab.engine.integrate import (_kick_drift_chunk, _reduce_chunk, block_size,  # @@INTEGRATE_IMPORT@@
+                                         kick_drift, move_meshes, move_walls, reduce_kick)  # @@INTEGRATE_IMPORT@@
 
-__all__ = ["advance", "pair_forces", "kick_drift", "reduce_kick", "probe", "move_meshes"]
+__all__ = ["advance", "advance_parallel", "pair_forces", "kick_drift", "reduce_kick", "probe", "move_meshes"]
 
 
 @jit
@@ -323,13 +324,73 @@ def advance(n_steps, dt, resume, pos, vel, angvel, quat, force, torque, vel_pred
     taken a body, a wall or a mesh beyond half the skin, in which case the state is in the middle
     of a step (``mid_step`` True: positions advanced, forces not yet evaluated); the launcher
     rebuilds the neighbour list and calls again with ``resume=True``.  Otherwise the call ends on
-    a step boundary.
+    a step boundary.  ``n_steps = -1``: evaluate the forces and torques of the current state
+    only (nothing moves, no history advances: the start of a run).
+
+    This kernel runs the serial loops on one thread (one thread, or a small scene: entering a
+    parallel region costs more than such a step, see ``contactlab._jit.n_blocks``);
+    :func:`advance_parallel` is the same step over blocks in parallel regions.  Both do the same
+    arithmetic in the same order: the results are bit-identical.  Each is compiled on first use
+    only (a one-thread run never compiles the parallel regions).
 
     ``bodies = (shape_kind, shape_ref, shape_data, contact_radius, geo_col, mode)`` (shapes),
     ``rigid = (shape_kind, principal_inertia, inv_principal_inertia)`` (full inertia tensors),
     ``meshes = (tri_ref, tri_mesh, mesh_pos, mesh_quat, mesh_vel, mesh_angvel, mesh_material,
     scratch)`` and ``motion`` (see :func:`move_meshes`).
     """
+    n = pos.shape[0]
+    first = np.int64(0)  # an int64 like the parallel loops' block bounds (a literal compiles anew)
+    if n_steps < 0:
+        _pairs_chunk(first, n, i_start, pair_j, pos, vel, angvel, vel, angvel, radius, inv_mass, fixed, material,
+                     wall_point, wall_normal, wall_vel, wall_material, table, hist, out, status, owner, 0.0,
+                     overlap_limit, flags, quat, bodies, meshes)
+        _reduce_chunk(first, n, j_start, j_pairs, out, owner, mass, inv_mass, inv_inertia, gravity, pos, vel, angvel,
+                      quat, force, torque, vel_pred, angvel_pred, dissipated, diss_terms, boundary_work, ref_pos,
+                      0.0, 0.0, half_skin, flags, local_damping, damping_work, damping_force, rigid)
+        return 0, resume
+    if n_steps == 0:
+        return 0, resume
+    shape_data = bodies[2]
+    if not resume:
+        _kick_drift_chunk(first, n, dt, pos, vel, angvel, quat, force, torque, inv_mass, inv_inertia, vel_pred,
+                          angvel_pred, ref_pos, half_skin, flags, rigid)
+        move_walls(wall_point, wall_vel, wall_normal, wall_ref, dt, half_skin, flags)
+        move_meshes(dt, shape_data, meshes, motion, half_skin, flags)
+        if _raised(flags):
+            return 0, True
+    for s in range(n_steps):
+        _pairs_chunk(first, n, i_start, pair_j, pos, vel_pred, angvel_pred, vel, angvel, radius, inv_mass, fixed,
+                     material, wall_point, wall_normal, wall_vel, wall_material, table, hist, out, status, owner, dt,
+                     overlap_limit, flags, quat, bodies, meshes)
+        last = s == n_steps - 1
+        _reduce_chunk(first, n, j_start, j_pairs, out, owner, mass, inv_mass, inv_inertia, gravity, pos, vel, angvel,
+                      quat, force, torque, vel_pred, angvel_pred, dissipated, diss_terms, boundary_work, ref_pos, dt,
+                      0.0 if last else dt, half_skin, flags, local_damping, damping_work, damping_force, rigid)
+        if not last:
+            move_walls(wall_point, wall_vel, wall_normal, wall_ref, dt, half_skin, flags)
+            move_meshes(dt, shape_data, meshes, motion, half_skin, flags)
+        if _raised(flags):
+            return s + 1, not last
+    return n_steps, False
+
+
+@kernel
+def advance_parallel(n_steps, dt, resume, pos, vel, angvel, quat, force, torque, vel_pred, angvel_pred,
+                     radius, mass, inv_mass, inv_inertia, fixed, material, gravity,
+                     wall_point, wall_normal, wall_vel, wall_material, wall_ref,
+                     i_start, pair_j, j_start, j_pairs, hist, out, status, owner, table,
+                     dissipated, diss_terms, boundary_work, ref_pos, half_skin, overlap_limit, flags, n_blocks,
+                     local_damping, damping_work, damping_force, bodies, rigid, meshes, motion):
+    """:func:`advance` with its loops in parallel regions over ``n_blocks`` blocks (the same
+    arguments, results and return value)."""
+    if n_steps < 0:
+        pair_forces(i_start, pair_j, pos, vel, angvel, vel, angvel, radius, inv_mass, fixed, material, wall_point,
+                    wall_normal, wall_vel, wall_material, table, hist, out, status, owner, 0.0, overlap_limit, flags,
+                    n_blocks, quat, bodies, meshes)
+        reduce_kick(j_start, j_pairs, out, owner, mass, inv_mass, inv_inertia, gravity, pos, vel, angvel, quat,
+                    force, torque, vel_pred, angvel_pred, dissipated, diss_terms, boundary_work, ref_pos, 0.0, 0.0,
+                    half_skin, flags, n_blocks, local_damping, damping_work, damping_force, rigid)
+        return 0, resume
     if n_steps == 0:
         return 0, resume
     shape_data = bodies[2]

@@ -265,7 +265,7 @@ def body_wall(i, pos, quat, vel, angvel, mid_vel, mid_angvel, inv_mass, bodies, 
     zero = (0.0, 0.0, 0.0)
     # the wall has no centre: its material point at the contact moves with the wall (branch 0)
     geom = rigid_record(n, sep, p_i, p_w, xi, c, _vec(vel, i), wv, _vec(angvel, i), zero, _vec(mid_vel, i), wv,
-                        _vec(mid_angvel, i), zero, inv_mass[i], 0.0, curv, math.inf, dt, area, volume)
+                        _vec(mid_angvel, i), zero, inv_mass[i], 0.0, curv, math.inf, dt, area, volume, 0.0)
     return geom, ok
 
 
@@ -358,7 +358,9 @@ def select_triangles(i, k0, k1, pair_j, n_sw, pos, quat, radius, bodies, tri_ref
         if not over:
             for k in range(first, k1):
                 o = tri_ref[pair_j[k] - n_sw]
-                sep, n, p_i, p, st = convex_pair(ki, shape_ref[i], xi, qi, np.int64(TRIANGLE), o, (0.0, 0.0, 0.0),
+                # the kind as uint8, the dtype of shape_kind: one signature of convex_pair for every
+                # caller (each further signature compiles GJK/EPA once more)
+                sep, n, p_i, p, st = convex_pair(ki, shape_ref[i], xi, qi, np.uint8(TRIANGLE), o, (0.0, 0.0, 0.0),
                                                  (1.0, 0.0, 0.0, 0.0), shape_data, _warm(hist, k, geo_col))
                 _keep_normal(hist, k, geo_col, n)
                 for d in range(3):
@@ -426,5 +428,5 @@ def body_triangle(i, k, t, pos, vel, angvel, mid_vel, mid_angvel, inv_mass, bodi
         volume, area = sphere_halfspace_cap(shape_data[shape_ref[i]], gap + shape_data[shape_ref[i]])
     geom = rigid_record(n, gap, p_i, c, xi, mesh_point, _vec(vel, i), mesh_vel, _vec(angvel, i), mesh_angvel,
                         _vec(mid_vel, i), mesh_vel, _vec(mid_angvel, i), mesh_angvel, inv_mass[i], 0.0,
-                        contact_radius[i], math.inf, dt, area, volume)
+                        contact_radius[i], math.inf, dt, area, volume, 0.0)
     return geom, math.isfinite(gap)
