@@ -39,16 +39,19 @@ def test_two_identical_runs_are_bit_identical(glass):
 
 @pytest.mark.skipif(numba.config.NUMBA_NUM_THREADS < 2, reason="needs 2 threads")
 def test_thread_count_does_not_change_results(glass, monkeypatch):
-    """One thread: the step kernel calls the serial loops directly; two threads: parallel regions
-    over blocks (forced here whatever the scene's size; small scenes run serially by default)."""
+    """The serial step kernel (small scenes; forced here) on one thread, the parallel one over
+    blocks on two threads: the same bits."""
     from contactlab import _jit
 
     assert _jit.n_blocks(10) == 1
+    monkeypatch.setattr(_jit, "SERIAL_BELOW", 10**9)
+    a = _pour(glass, threads=1)
+    assert _jit.n_blocks(a.n_spheres) == 1
+    a.run(duration=0.03)
     monkeypatch.setattr(_jit, "SERIAL_BELOW", 0)
-    a, b = _pour(glass, threads=1), _pour(glass, threads=2)
+    b = _pour(glass, threads=2)
     with b._threads():
         assert _jit.n_blocks(b.n_spheres) > 1
-    a.run(duration=0.03)
     b.run(duration=0.03)
     assert _same(_snapshot(a), _snapshot(b))
 

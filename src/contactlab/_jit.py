@@ -76,16 +76,17 @@ BLOCKS_PER_THREAD = 8
 
 
 #: a step over fewer bodies than this runs its loops serially on one thread (see :func:`n_blocks`):
-#: entering the two parallel regions of a step costs ~10 us, and on the 2-core VM of
-#: ``benchmarks/README.md`` the serial step was faster up to ~100 beads (64: 25 vs 38 us per step,
-#: 128: 55 vs 49, 512: 204 vs 105)
+#: entering the two parallel regions of a step costs ~5-10 us, and on the 2-core VM of
+#: ``benchmarks/README.md`` the serial step was faster up to ~100-125 beads, on one thread (27: 2.1e6
+#: vs 1.1e6 particle-steps/s, 125: 2.6e6 vs 2.7e6, 1000: 2.7e6 vs 4.9e6) as on two (64 beads: 25 vs
+#: 38 us per step, 128: 55 vs 49)
 SERIAL_BELOW = 100
 
 
 def n_blocks(n_items: int | None = None) -> int:
-    """Number of blocks a parallel loop is split into: ``BLOCKS_PER_THREAD`` per thread, or 1 (the
-    step kernel then calls the serial loops directly, without entering a parallel region) on one
-    thread or for fewer than ``SERIAL_BELOW`` items.
+    """Number of blocks a parallel loop is split into: ``BLOCKS_PER_THREAD`` per thread, or 1 for
+    fewer than ``SERIAL_BELOW`` items (the serial step kernel then calls the loops directly,
+    without entering a parallel region).
 
     Each block is one call of a compiled function whose array arguments Numba reference-counts
     with atomic operations on counters shared by all threads; a few large blocks keep that cost
@@ -93,7 +94,6 @@ def n_blocks(n_items: int | None = None) -> int:
     the kernels as an argument: calling ``numba.get_num_threads()`` inside them would make them
     uncacheable.  Blocking never changes a result.
     """
-    threads = numba.get_num_threads()
-    if threads == 1 or (n_items is not None and n_items < SERIAL_BELOW):
+    if n_items is not None and n_items < SERIAL_BELOW:
         return 1
-    return BLOCKS_PER_THREAD * threads
+    return BLOCKS_PER_THREAD * numba.get_num_threads()

@@ -610,7 +610,7 @@ class Simulation:
 
     def _advance(self, n_steps: int, resume: bool) -> tuple[int, bool]:
         """One call of the step kernel (``n_steps = -1``: the forces of the current state only): the
-        serial kernel on one thread or for a small scene, else the parallel one (same results)."""
+        serial kernel for a small scene, else the parallel one (same results)."""
         s, m, t = self.state, self.model, self.table
         self._flags[:] = 0
         blocks = n_blocks(len(s.positions))

@@ -327,11 +327,12 @@ def advance(n_steps, dt, resume, pos, vel, angvel, quat, force, torque, vel_pred
     a step boundary.  ``n_steps = -1``: evaluate the forces and torques of the current state
     only (nothing moves, no history advances: the start of a run).
 
-    This kernel runs the serial loops on one thread (one thread, or a small scene: entering a
-    parallel region costs more than such a step, see ``contactlab._jit.n_blocks``);
-    :func:`advance_parallel` is the same step over blocks in parallel regions.  Both do the same
-    arithmetic in the same order: the results are bit-identical.  Each is compiled on first use
-    only (a one-thread run never compiles the parallel regions).
+    This kernel runs the serial loops directly, for small scenes (fewer than
+    ``contactlab._jit.SERIAL_BELOW`` bodies: entering a parallel region costs more than such a
+    step); :func:`advance_parallel` is the same step over blocks in parallel regions (faster from
+    about a hundred bodies on, even on one thread).  Both do the same arithmetic in the same
+    order: the results are bit-identical.  Each is compiled on first use only (a small scene never
+    compiles the parallel regions).
 
     ``bodies = (shape_kind, shape_ref, shape_data, contact_radius, geo_col, mode)`` (shapes),
     ``rigid = (shape_kind, principal_inertia, inv_principal_inertia)`` (full inertia tensors),
