@@ -56,7 +56,7 @@ def test_bodies_of_every_shape_share_one_index_space():
     # have called the geometry functions from Python with their own argument types: only the
     # signatures this simulation added count
     k = sim._kernels
-    for f in (gjk_epa.convex_pair, record_build.rigid_record, k._pairs_chunk, k._reduce_chunk, k._kick_drift_chunk):
+    for f in (gjk_epa.convex_pair, record_build.rigid_record, k._pairs_chunk, k.reduce_kick_range, k.kick_drift_range):
         added = set(f.signatures) - before.get(f.__name__, set())
         assert len(added) <= 1, (f.__name__, added)
 

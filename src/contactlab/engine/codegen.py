@@ -22,6 +22,10 @@ the Numba and Python versions: any change to that code yields a new module and a
 (Numba itself does not notice changes in called functions of other files), while a change to code
 a kernel does not use (another law, another shape's narrow phase) leaves it cached.
 
+The law-independent kernels (:mod:`contactlab.engine.integrate`: kick, drift, reduction, moving
+walls and meshes) are written out the same way but once, not per law (:func:`integrate_module`),
+and every law's module imports them, so they compile once per machine.
+
 Generated modules live in ``$CONTACTLAB_CACHE_DIR`` or, by default, ``~/.cache/contactlab``
 (``$XDG_CACHE_HOME/contactlab`` when set), under ``kernels/``.
 """

@@ -25,7 +25,8 @@ from contactlab._jit import jit, kernel, pkernel
 from contactlab.engine.layout import FLAG_FAST, FLAG_REBUILD, FLAG_STATE_NAN, N_OWN, OUT_FORCE, OUT_TORQUE_J
 from contactlab.geometry.rotation import quat_matrix
 
-__all__ = ["kick_drift", "reduce_kick", "move_walls", "move_meshes", "block_size", "rotate_quaternion"]
+__all__ = ["kick_drift", "kick_drift_range", "reduce_kick", "reduce_kick_range", "move_walls", "move_meshes", "block_size",
+           "rotate_quaternion"]
 
 
 @jit
@@ -179,8 +180,10 @@ def _kick_drift_one(p, dt, pos, vel, angvel, quat, force, torque, inv_mass, inv_
 
 
 @kernel
-def _kick_drift_chunk(p0, p1, dt, pos, vel, angvel, quat, force, torque, inv_mass, inv_inertia, vel_pred,
-                      angvel_pred, ref_pos, half_skin, flags, rigid):
+def kick_drift_range(p0, p1, dt, pos, vel, angvel, quat, force, torque, inv_mass, inv_inertia, vel_pred,
+                     angvel_pred, ref_pos, half_skin, flags, rigid):
+    """:func:`kick_drift` for bodies ``p0 <= p < p1``, serially (one block of the parallel loop, or
+    the whole step of a small scene)."""
     for p in range(p0, p1):
         _kick_drift_one(p, dt, pos, vel, angvel, quat, force, torque, inv_mass, inv_inertia, vel_pred,
                         angvel_pred, ref_pos, half_skin, flags, rigid)
@@ -193,8 +196,8 @@ def kick_drift(dt, pos, vel, angvel, quat, force, torque, inv_mass, inv_inertia,
     n = pos.shape[0]
     b = block_size(n, n_blocks)
     for c in prange((n + b - 1) // b):
-        _kick_drift_chunk(c * b, min((c + 1) * b, n), dt, pos, vel, angvel, quat, force, torque,
-                          inv_mass, inv_inertia, vel_pred, angvel_pred, ref_pos, half_skin, flags, rigid)
+        kick_drift_range(c * b, min((c + 1) * b, n), dt, pos, vel, angvel, quat, force, torque,
+                         inv_mass, inv_inertia, vel_pred, angvel_pred, ref_pos, half_skin, flags, rigid)
 
 
 @jit
@@ -203,9 +206,12 @@ def _sign(x):
 
 
 @kernel
-def _reduce_chunk(p0, p1, j_start, j_pairs, out, owner, mass, inv_mass, inv_inertia, gravity, pos, vel, angvel,
-                  quat, force, torque, vel_pred, angvel_pred, dissipated, diss_terms, boundary_work, ref_pos, kick_dt,
-                  drift_dt, half_skin, flags, local_damping, damping_work, damping_force, rigid):
+def reduce_kick_range(p0, p1, j_start, j_pairs, out, owner, mass, inv_mass, inv_inertia, gravity, pos, vel,
+                      angvel, quat, force, torque, vel_pred, angvel_pred, dissipated, diss_terms, boundary_work,
+                      ref_pos, kick_dt, drift_dt, half_skin, flags, local_damping, damping_work, damping_force,
+                      rigid):
+    """:func:`reduce_kick` for bodies ``p0 <= p < p1``, serially (one block of the parallel loop,
+    or the whole step of a small scene)."""
     h = 0.5 * kick_dt
     for p in range(p0, p1):
         im = inv_mass[p]
@@ -301,10 +307,10 @@ def reduce_kick(j_start, j_pairs, out, owner, mass, inv_mass, inv_inertia, gravi
     n = pos.shape[0]
     b = block_size(n, n_blocks)
     for c in prange((n + b - 1) // b):
-        _reduce_chunk(c * b, min((c + 1) * b, n), j_start, j_pairs, out, owner, mass, inv_mass,
-                      inv_inertia, gravity, pos, vel, angvel, quat, force, torque, vel_pred, angvel_pred,
-                      dissipated, diss_terms, boundary_work, ref_pos, kick_dt, drift_dt, half_skin, flags,
-                      local_damping, damping_work, damping_force, rigid)
+        reduce_kick_range(c * b, min((c + 1) * b, n), j_start, j_pairs, out, owner, mass, inv_mass,
+                          inv_inertia, gravity, pos, vel, angvel, quat, force, torque, vel_pred, angvel_pred,
+                          dissipated, diss_terms, boundary_work, ref_pos, kick_dt, drift_dt, half_skin, flags,
+                          local_damping, damping_work, damping_force, rigid)
 
 
 @kernel

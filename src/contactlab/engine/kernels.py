@@ -55,8 +55,8 @@ from contactlab.laws.hertz_mindlin import law as LAW  # @@LAW_IMPORT@@
 LAW_RANGE = 0.0  # @@LAW_RANGE@@
 HIST_SIZE = 7  # @@HIST_SIZE@@
 from contactlab.vec import add, cross, dot, scale, sub
-from contactlab.engine.integrate import (_kick_drift_chunk, _reduce_chunk, block_size,  # @@INTEGRATE_IMPORT@@
-                                         kick_drift, move_meshes, move_walls, reduce_kick)  # @@INTEGRATE_IMPORT@@
+from contactlab.engine.integrate import (block_size, kick_drift, kick_drift_range,  # @@INTEGRATE_IMPORT@@
+                                         move_meshes, move_walls, reduce_kick, reduce_kick_range)  # @@INTEGRATE_IMPORT@@
 
 __all__ = ["advance", "advance_parallel", "pair_forces", "kick_drift", "reduce_kick", "probe", "move_meshes"]
 
@@ -345,16 +345,16 @@ def advance(n_steps, dt, resume, pos, vel, angvel, quat, force, torque, vel_pred
         _pairs_chunk(first, n, i_start, pair_j, pos, vel, angvel, vel, angvel, radius, inv_mass, fixed, material,
                      wall_point, wall_normal, wall_vel, wall_material, table, hist, out, status, owner, 0.0,
                      overlap_limit, flags, quat, bodies, meshes)
-        _reduce_chunk(first, n, j_start, j_pairs, out, owner, mass, inv_mass, inv_inertia, gravity, pos, vel, angvel,
-                      quat, force, torque, vel_pred, angvel_pred, dissipated, diss_terms, boundary_work, ref_pos,
-                      0.0, 0.0, half_skin, flags, local_damping, damping_work, damping_force, rigid)
+        reduce_kick_range(first, n, j_start, j_pairs, out, owner, mass, inv_mass, inv_inertia, gravity, pos, vel,
+                          angvel, quat, force, torque, vel_pred, angvel_pred, dissipated, diss_terms, boundary_work,
+                          ref_pos, 0.0, 0.0, half_skin, flags, local_damping, damping_work, damping_force, rigid)
         return 0, resume
     if n_steps == 0:
         return 0, resume
     shape_data = bodies[2]
     if not resume:
-        _kick_drift_chunk(first, n, dt, pos, vel, angvel, quat, force, torque, inv_mass, inv_inertia, vel_pred,
-                          angvel_pred, ref_pos, half_skin, flags, rigid)
+        kick_drift_range(first, n, dt, pos, vel, angvel, quat, force, torque, inv_mass, inv_inertia, vel_pred,
+                         angvel_pred, ref_pos, half_skin, flags, rigid)
         move_walls(wall_point, wall_vel, wall_normal, wall_ref, dt, half_skin, flags)
         move_meshes(dt, shape_data, meshes, motion, half_skin, flags)
         if _raised(flags):
@@ -364,9 +364,10 @@ def advance(n_steps, dt, resume, pos, vel, angvel, quat, force, torque, vel_pred
                      material, wall_point, wall_normal, wall_vel, wall_material, table, hist, out, status, owner, dt,
                      overlap_limit, flags, quat, bodies, meshes)
         last = s == n_steps - 1
-        _reduce_chunk(first, n, j_start, j_pairs, out, owner, mass, inv_mass, inv_inertia, gravity, pos, vel, angvel,
-                      quat, force, torque, vel_pred, angvel_pred, dissipated, diss_terms, boundary_work, ref_pos, dt,
-                      0.0 if last else dt, half_skin, flags, local_damping, damping_work, damping_force, rigid)
+        reduce_kick_range(first, n, j_start, j_pairs, out, owner, mass, inv_mass, inv_inertia, gravity, pos, vel,
+                          angvel, quat, force, torque, vel_pred, angvel_pred, dissipated, diss_terms, boundary_work,
+                          ref_pos, dt, 0.0 if last else dt, half_skin, flags, local_damping, damping_work,
+                          damping_force, rigid)
         if not last:
             move_walls(wall_point, wall_vel, wall_normal, wall_ref, dt, half_skin, flags)
             move_meshes(dt, shape_data, meshes, motion, half_skin, flags)
