@@ -52,11 +52,24 @@ class SimulationBlowUp(ContactlabError):
     step : int
         Index of that step.
     particles : tuple of int
-        Indices of the sphere(s) involved.
+        Indices of the body or bodies involved.
+    cause : str
+        What the numbers say caused it (see :mod:`contactlab.diagnosis`): ``"time_step"`` (dt near
+        or above the stability limit), ``"soft_contact"`` (the overlap the law's stiffness gives
+        for the impact speed or the load: allow it with ``max_overlap`` or stiffen the contact),
+        ``"driven_body"`` (a prescribed motion pushing into a body that cannot get away),
+        ``"law_non_finite"`` (the contact law returned NaN or inf), ``"state_non_finite"``, or
+        ``""`` when not diagnosed.
+    details : dict
+        The numbers behind the diagnosis (``dt``, ``stability_limit``, ``overlap``,
+        ``overlap_ratio``, ``expected_peak_overlap``, ``impact_speed``, ... where they apply).
     """
 
-    def __init__(self, message: str, *, time: float, step: int, particles: tuple[int, ...] = ()):
+    def __init__(self, message: str, *, time: float, step: int, particles: tuple[int, ...] = (), cause: str = "",
+                 details: dict | None = None):
         super().__init__(message)
         self.time = time
         self.step = step
         self.particles = tuple(int(p) for p in particles)
+        self.cause = cause
+        self.details = dict(details or {})

@@ -14,6 +14,7 @@ import numpy as np
 from ._jit import n_blocks
 from ._validate import as_finite, as_positive, as_vec3
 from .bonds import BondLog
+from .diagnosis import diagnose, initial_overlap_error
 from .engine import layout
 from .engine.codegen import kernel_module
 from .engine.contact_table import ContactTable
@@ -66,11 +67,15 @@ class Simulation:
     skin : float, optional
         Neighbour-list skin, m; default 0.4 times the smallest radius.
     max_overlap : float
-        A contact whose overlap exceeds this fraction of the smaller radius stops the run
-        (:class:`~contactlab.errors.SimulationBlowUp`); default 0.1.  Nonlinear stiffnesses are
-        evaluated at this overlap for the stability limit.
+        The overlap guard: a contact whose overlap exceeds this fraction of the smaller radius
+        stops the run (:class:`~contactlab.errors.SimulationBlowUp`, whose ``cause`` says why:
+        see :mod:`contactlab.diagnosis`); default 0.1, 0 < max_overlap < 1.  Penalty contacts
+        (spec 000's and spec 003's models) routinely exceed 10 %: raise it for them.  Nonlinear
+        stiffnesses are evaluated at this overlap for the stability limit.
     initial_overlap_tolerance : float
-        Largest overlap allowed at the start, as a fraction of the smaller radius (default 0.02).
+        Largest overlap allowed at the start, as a fraction of the smaller radius (default 0.02),
+        for bodies of every shape and meshes (an :class:`~contactlab.errors.InputError` names the
+        deepest pair).
     threads : int, optional
         Number of threads for the compiled kernels (default: Numba's default, all cores).
         Results are bit-identical for any number of threads.  Scenes of fewer than
@@ -160,7 +165,7 @@ class Simulation:
 
         with debug_probes(bool(debug)):  # a law's stability estimate probes it: uncompiled in debug mode
             self.stability_limit, self._limiting_case = self._stability_limit()
-        self._dt = 0.0
+        self._dt, self._dt_missing = 0.0, False
         self.dt = dt  # validated by the setter
         if skin is None:
             skin = 0.4 * float(model_data.radius.min())
@@ -195,7 +200,10 @@ class Simulation:
         with self._threads():
             if table_data is None:
                 self._rebuild()
-                self._evaluate_initial_forces()
+                if check_initial:
+                    self._check_initial_contacts()
+                else:
+                    self._evaluate_initial_forces()
             else:
                 self.table.restore(**table_data)
         e0 = self.energy()
@@ -287,6 +295,18 @@ class Simulation:
                     f"sphere {k} penetrates wall {w} by {r[k] - h[k]:.6g} m ({100 * ratio[k]:.3g}% of its radius) at "
                     f"the start; at most {100 * tol:.3g}% is allowed (initial_overlap_tolerance={tol:g})")
 
+    def _check_initial_contacts(self):
+        """The forces of the initial state, refusing bodies of any shape (or a body and a wall or
+        mesh) that interpenetrate by more than ``initial_overlap_tolerance`` (the sphere pairs were
+        checked before compiling anything; the narrow phase measures the other shapes)."""
+        self._advance(-1, False)
+        f = self._flags
+        if not (f[layout.FLAG_STATE_NAN] or f[layout.FLAG_FORCE_NAN]):
+            err = initial_overlap_error(self, min(self.initial_overlap_tolerance, self.max_overlap))
+            if err is not None:
+                raise err
+        self._handle_flags()
+
     def _stability_limit(self) -> tuple[float, str]:
         #: the model's accuracy limit (e.g. a stiff regularized friction), which dt=None respects
         self._accuracy_limit = math.inf
@@ -324,17 +344,24 @@ class Simulation:
 
     # ------------------------------------------------------------------ time step
     @property
-    def dt(self) -> float:
-        """Time step, s."""
-        return self._dt
+    def dt(self) -> float | None:
+        """Time step, s.  ``None`` only while it is undetermined: ``dt=None`` in a scene where no
+        contact can occur (one free body and no walls, say) has no stability limit to derive a step
+        from; such a simulation is built, and :meth:`run` asks for ``sim.dt = ...`` before it steps."""
+        return None if self._dt_missing else self._dt
 
     @dt.setter
     def dt(self, value):
         limit = self.stability_limit
+        self._dt_missing = False
         if value is None:
             if not math.isfinite(limit):
-                raise InputError("dt=None: no contact can occur in this scene, so there is no stability limit to "
-                                 "derive a time step from; give dt explicitly")
+                # nothing to derive a step from: left open until the user gives one (run() asks)
+                self._dt_missing = True
+                self._time_base = self.state.time
+                self._step_base = self.state.step
+                self._dt = 0.0
+                return
             value = min(self._default_dt_fraction() * limit, self._accuracy_limit)
         value = as_positive("dt", value, "s")
         if value > limit:
@@ -673,54 +700,17 @@ class Simulation:
                                  self.state.step, codes.astype(np.int64))
             t.out[rows, layout.OUT_EVENT] = 0.0
 
-    def _body_name(self, b) -> str:
-        """``sphere 3``, ``ellipsoid 4``, ... for messages."""
-        from .geometry.shapes import KIND_NAMES
-
-        return f"{KIND_NAMES[int(self.model.shape_kind[int(b)])]} {int(b)}"
-
     def _diagnose(self) -> SimulationBlowUp:
-        s, m = self.state, self.model
-        when = f"at t={s.time:.6g} s (step {s.step})"
-        hint = (f"Likely cause: the time step dt={self._dt:.3g} s (stability limit {self.stability_limit:.3g} s) is too "
-                f"large for the contact stiffness, or impacts too fast for a material this soft; reduce dt or "
-                f"raise the stiffness (Young's modulus).")
-        with np.errstate(over="ignore", invalid="ignore"):
-            # a state can be finite component by component but overflow in any arithmetic
-            vals = np.hstack([s.positions, s.velocities, s.angular_velocities])
-            bad_state = ~np.all(np.isfinite(vals), axis=1) | ~np.isfinite((vals * vals).sum(axis=1))
-        c = self.contacts(all_candidates=True)
-        bad_force = ~np.all(np.isfinite(np.hstack([c["force"], c["torque_i"], c["torque_j"]])), axis=1)
-        if bad_force.any():
-            # a law produced a non-finite force: name the contact, the root cause
-            k = int(np.flatnonzero(bad_force)[0])
-            other = f"sphere {c['j'][k]}" if c["j"][k] >= 0 else f"wall {c['wall'][k]}"
-            return SimulationBlowUp(
-                f"{when}: the contact between sphere {c['i'][k]} and {other} produced a non-finite force "
-                f"(overlap {c['overlap'][k]:.6g} m; contact law {getattr(self.contact_model, 'name', '?')}: run it "
-                f"with cl.probe(..., debug=True) on this overlap to see why). {hint}", time=s.time, step=s.step,
-                particles=tuple(int(p) for p in (c["i"][k], c["j"][k]) if p >= 0))
-        if bad_state.any():
-            idx = np.flatnonzero(bad_state)
-            p = int(idx[0])
-            return SimulationBlowUp(
-                f"{when}: sphere {p} has a non-finite position/velocity (position {s.positions[p].tolist()}, "
-                f"velocity {s.velocities[p].tolist()}); {len(idx)} sphere(s) affected. {hint}",
-                time=s.time, step=s.step, particles=tuple(int(q) for q in idx[:10]))
-        cr = m.contact_radius  # the length max_overlap refers to (a sphere's radius)
-        rmin = np.where(c["j"] >= 0, np.minimum(cr[c["i"]], cr[np.maximum(c["j"], 0)]), cr[c["i"]])
-        ratio = c["overlap"] / rmin
-        k = int(np.argmax(ratio))
-        other = (self._body_name(c['j'][k]) if c["j"][k] >= 0 else f"wall {c['wall'][k]}" if c["wall"][k] >= 0 else
-                 f"mesh {c['mesh'][k]} (triangle {c['triangle'][k]})")
-        return SimulationBlowUp(
-            f"{when}: the overlap between {self._body_name(c['i'][k])} and {other} reached {c['overlap'][k]:.6g} m, "
-            f"{100 * ratio[k]:.3g}% of the smaller radius (the limit is max_overlap={self.max_overlap:g}). {hint}",
-            time=s.time, step=s.step, particles=tuple(p for p in (c["i"][k], c["j"][k]) if p >= 0))
+        """The blow-up for the flags just raised, with the cause the numbers support."""
+        return diagnose(self)
 
     # ------------------------------------------------------------------ running
     def add_reporter(self, reporter) -> None:
         """Attach a reporter (VTK, CSV, checkpoint, sensor...); it is called when it is due."""
+        if self._dt_missing and getattr(reporter, "interval", None) is not None:
+            raise InputError(f"{type(reporter).__name__}(interval={reporter.interval!r}) needs the time step, which "
+                             f"is not set (dt=None in a scene where no contact can occur): set sim.dt = ... first, "
+                             f"or report every=... steps")
         reporter.attach(self)
         self.reporters.append(reporter)
 
@@ -795,20 +785,28 @@ class Simulation:
         ``progress``: ``True`` shows a progress bar on stderr, or pass a callable
         ``progress(sim, steps_done, steps_total, wall_seconds)`` called between chunks.
         """
-        if self.failure is not None:
-            raise SimulationBlowUp(f"the simulation was stopped by an earlier blow-up: {self.failure}",
-                                   time=self.failure.time, step=self.failure.step, particles=self.failure.particles)
+        # the arguments first: a wrong argument is named as such, whatever the simulation's state
         if (duration is None) == (steps is None):
-            raise InputError("give exactly one of duration (s) or steps")
+            raise InputError(f"give exactly one of duration (s) or steps, got duration={duration!r}, steps={steps!r}")
         if steps is not None:
-            if isinstance(steps, bool) or int(steps) != steps or steps < 0:
+            if isinstance(steps, (bool, np.bool_)) or not isinstance(steps, (int, np.integer, float, np.floating)) \
+                    or not math.isfinite(steps) or int(steps) != steps or steps < 0:
                 raise InputError(f"steps must be a non-negative integer, got {steps!r}")
             n_total = int(steps)
         else:
             d = as_finite("duration", duration)
             if d < 0:
                 raise InputError(f"duration must be >= 0 s, got {d!r}")
-            n_total = int(math.ceil(d / self._dt - 1e-9))
+        if self.failure is not None:
+            raise SimulationBlowUp(f"the simulation was stopped by an earlier blow-up: {self.failure}",
+                                   time=self.failure.time, step=self.failure.step, particles=self.failure.particles,
+                                   cause=self.failure.cause, details=self.failure.details)
+        if self._dt_missing and (steps is None and d > 0 or steps is not None and n_total > 0):
+            raise InputError("dt is not set: the simulation was built with dt=None, but no contact can occur in this "
+                             "scene, so there is no stability limit to derive a time step from; set one "
+                             "(sim.dt = 1e-4, s) or pass dt=... to cl.Simulation")
+        if steps is None:
+            n_total = 0 if self._dt_missing else int(math.ceil(d / self._dt - 1e-9))
         from .io.progress import make_progress
 
         bar = make_progress(progress)
@@ -1216,7 +1214,7 @@ class Simulation:
         scale = max(e0["kinetic"] + e0["rotational"] + e0["elastic"] + abs(e["gravitational"] - e0["gravitational"])
                     + abs(e["boundary_work"] - e0["boundary_work"]) + e["elastic"], 1e-300)
         return dict(
-            wall_seconds=wall, steps=steps, time=self.time, dt=self._dt, spheres=self.n_spheres,
+            wall_seconds=wall, steps=steps, time=self.time, dt=self.dt, spheres=self.n_spheres,
             particle_steps_per_second=(steps * self.n_spheres / wall) if wall > 0 else float("nan"),
             contacts=self.n_contacts(), energy=e, energy_balance_relative=e["balance_error"] / scale,
             neighbor_builds=self.table.builds)

@@ -320,11 +320,13 @@ def advance(n_steps, dt, resume, pos, vel, angvel, quat, force, torque, vel_pred
     """Take up to ``n_steps`` steps of size ``dt``; return ``(steps_completed, mid_step)``.
 
     Each step's second half (reduction, kick) is fused with the next step's first half (kick,
-    drift).  The call returns early when a flag is raised: after an error, or when the drift has
-    taken a body, a wall or a mesh beyond half the skin, in which case the state is in the middle
-    of a step (``mid_step`` True: positions advanced, forces not yet evaluated); the launcher
-    rebuilds the neighbour list and calls again with ``resume=True``.  Otherwise the call ends on
-    a step boundary.  ``n_steps = -1``: evaluate the forces and torques of the current state
+    drift).  The call returns early when a flag is raised.  When the drift has taken a body, a wall
+    or a mesh beyond half the skin, the state is in the middle of a step (``mid_step`` True:
+    positions advanced, forces not yet evaluated); the launcher rebuilds the neighbour list and
+    calls again with ``resume=True``.  An overlap beyond the guard or a non-finite value found by
+    the force evaluation ends the step first (its second half-kick, not the next step's drift), so
+    that the launcher diagnoses a state on a step boundary.  Otherwise the call ends on a step
+    boundary.  ``n_steps = -1``: evaluate the forces and torques of the current state
     only (nothing moves, no history advances: the start of a run).
 
     This kernel runs the serial loops directly, for small scenes (fewer than
@@ -363,7 +365,8 @@ def advance(n_steps, dt, resume, pos, vel, angvel, quat, force, torque, vel_pred
         _pairs_chunk(first, n, i_start, pair_j, pos, vel_pred, angvel_pred, vel, angvel, radius, inv_mass, fixed,
                      material, wall_point, wall_normal, wall_vel, wall_material, table, hist, out, status, owner, dt,
                      overlap_limit, flags, quat, bodies, meshes)
-        last = s == n_steps - 1
+        # an overlap beyond the guard ends the call on a step boundary (a consistent state to diagnose)
+        last = s == n_steps - 1 or flags[FLAG_OVERLAP] != 0 or flags[FLAG_STATE_NAN] != 0
         reduce_kick_range(first, n, j_start, j_pairs, out, owner, mass, inv_mass, inv_inertia, gravity, pos, vel,
                           angvel, quat, force, torque, vel_pred, angvel_pred, dissipated, diss_terms, boundary_work,
                           ref_pos, dt, 0.0 if last else dt, half_skin, flags, local_damping, damping_work,
@@ -407,7 +410,8 @@ def advance_parallel(n_steps, dt, resume, pos, vel, angvel, quat, force, torque,
         pair_forces(i_start, pair_j, pos, vel_pred, angvel_pred, vel, angvel, radius, inv_mass, fixed,
                     material, wall_point, wall_normal, wall_vel, wall_material, table, hist, out, status, owner, dt,
                     overlap_limit, flags, n_blocks, quat, bodies, meshes)
-        last = s == n_steps - 1
+        # an overlap beyond the guard ends the call on a step boundary (a consistent state to diagnose)
+        last = s == n_steps - 1 or flags[FLAG_OVERLAP] != 0 or flags[FLAG_STATE_NAN] != 0
         reduce_kick(j_start, j_pairs, out, owner, mass, inv_mass, inv_inertia, gravity, pos, vel, angvel, quat,
                     force, torque, vel_pred, angvel_pred, dissipated, diss_terms, boundary_work, ref_pos, dt,
                     0.0 if last else dt, half_skin, flags, n_blocks, local_damping, damping_work, damping_force, rigid)

@@ -1,0 +1,440 @@
+"""Why a run stopped: the diagnosis of a blow-up from the numbers at the step it stopped.
+
+The step kernels raise nothing: they set flags (an overlap beyond ``max_overlap`` times the
+smaller radius, a non-finite position or velocity).  :func:`diagnose` then reads the state and the
+contact table and names the cause that the numbers support, as the ``cause`` of the
+:class:`~contactlab.errors.SimulationBlowUp` it returns, with the numbers in ``details``:
+
+``"law_non_finite"``
+    The contact law returned a non-finite force or torque for a contact (the law and the contact
+    are named, with the overlap and the relative velocity it was given).
+``"time_step"``
+    The time step is near or above the stability limit (``dt >= NEAR_LIMIT`` times it) and the
+    overlap is more than an impact at the measured speed explains, or the state is no longer
+    finite: the explicit integrator is unstable.  The fix is a smaller ``dt``.
+``"soft_contact"``
+    The time step is well below the limit, and the overlap is what the law's stiffness gives for
+    the impact speed (the expected peak overlap of a head-on elastic impact is estimated from the
+    law itself, probed quasi-statically) or for the load the contact carries.  That is physics,
+    not a numerical failure: allow it (``max_overlap=...``, ``[simulation] max_overlap`` in a
+    scene file), or stiffen the contact.
+``"driven_body"``
+    A body whose motion is prescribed (a moving wall or mesh, a kinematic sphere) pushes into a
+    body that cannot get away; no force slows a prescribed motion, so the overlap grows at the
+    driven speed whatever the time step.
+``"state_non_finite"``
+    A position or velocity became non-finite while the forces were finite and the step is well
+    below the limit (for example a value set by hand).
+
+Bodies interpenetrating at the start are refused before the run, with an
+:class:`~contactlab.errors.InputError` (see :func:`initial_overlap_error`).
+"""
+from __future__ import annotations
+
+import math
+
+import numpy as np
+
+from .engine import layout
+from .errors import InputError, SimulationBlowUp
+from .geometry.shapes import KIND_NAMES
+
+__all__ = ["diagnose", "initial_overlap_error", "expected_peak_overlap", "loading_work", "NEAR_LIMIT", "CAUSES"]
+
+#: a time step at least this fraction of the stability limit is "near" it
+NEAR_LIMIT = 0.5
+#: energy created by the run (balance error over the energy that changed form) beyond which a step
+#: near the limit is taken as unstable
+ENERGY_CREATED = 0.02
+
+CAUSES = ("law_non_finite", "time_step", "soft_contact", "driven_body", "energy_created", "state_non_finite")
+
+#: how to allow a larger overlap, formatted with the suggested value
+_ALLOW = ("cl.Simulation(..., max_overlap={0:g}) or, in a scene file, [simulation] max_overlap = {0:g} (the "
+          "stability limit is then evaluated at that overlap and may be smaller)")
+
+
+def body_name(model, b: int) -> str:
+    """``sphere 3``, ``ellipsoid 4``, ... for messages."""
+    return f"{KIND_NAMES[int(model.shape_kind[int(b)])]} {int(b)}"
+
+
+def _partner_name(model, c: dict, k: int) -> str:
+    if c["j"][k] >= 0:
+        return body_name(model, c["j"][k])
+    if c["wall"][k] >= 0:
+        return f"wall {c['wall'][k]}"
+    q = int(c["mesh"][k])
+    return f"mesh {q} ({model.mesh_names[q]}, triangle {c['triangle'][k]})"
+
+
+def _fmt_pct(x: float) -> str:
+    return f"{100.0 * x:.3g}%"
+
+
+# ---------------------------------------------------------------------------------------- estimate
+def loading_work(contact_model, overlap: np.ndarray, *, radius_i: float, radius_j: float, material_i, material_j,
+                 mass_i: float, mass_j: float, speed: float) -> tuple[np.ndarray, np.ndarray]:
+    """Work (J) the law takes up along a head-on loading from touch to each of ``overlap`` (m,
+    increasing from 0), and its normal force (N) there: the bodies touch at ``speed`` (m/s; a law such as Hunt-Crossley scales
+    its damping by the speed at touch) and then load at ``1e-4 * speed``, so that the
+    rate-dependent damping takes a negligible part.  The law runs as plain Python (nothing is
+    compiled); raises whatever the law raises.
+    """
+    from .probe import probe
+
+    speed = max(abs(speed), 1e-9)
+    delta = np.asarray(overlap, dtype=float)
+    first = 1e-9 * max(float(delta[-1]), 1e-300)
+    # two samples at the touch speed, then the slow loading
+    path = np.concatenate([[0.0, first, 2.0 * first], delta[1:] + 2.0 * first])
+    time = np.concatenate([[0.0, first / speed, 2.0 * first / speed],
+                           2.0 * first / speed + delta[1:] / (1e-4 * speed)])
+    r = probe(contact_model, overlap=path, time=time, radius=radius_i, partner_radius=radius_j, material=material_i,
+              partner_material=material_j, mass=mass_i, partner_mass=mass_j, debug=True)
+    f = np.where(np.isfinite(r.normal_force), r.normal_force, 0.0)
+    work = np.concatenate([[0.0], np.cumsum(0.5 * (f[1:] + f[:-1]) * np.diff(path))])
+    return np.concatenate([[0.0], work[3:]]), np.concatenate([[0.0], f[3:]])
+
+
+def expected_peak_overlap(contact_model, *, overlap: float, closing_speed: float, radius_i: float, radius_j: float,
+                          material_i, material_j, mass_i: float, mass_j: float) -> dict | None:
+    """The peak overlap (m) of the head-on impact that is now at ``overlap`` (m) and closing at
+    ``closing_speed`` (m/s), without dissipation, from the law's own force along the loading.
+
+    The relative kinetic energy along the normal plus the work the law took up to ``overlap``
+    is the kinetic energy of the approach (gravity and other contacts neglected); the peak is
+    where the law's loading work reaches it (:func:`loading_work`, up to the smaller radius).
+    Returns ``None`` when the masses are both infinite, else a dict with ``peak`` (m), ``reached``
+    (False: the law does not stop the impact within the smaller radius; ``peak`` is then that
+    radius), ``speed`` (m/s, the approach speed), ``energy`` (J), ``effective_mass`` (kg),
+    ``stiffness`` (N/m, the law's tangent stiffness at ``overlap``) and ``local_limit`` (s, the
+    explicit step limit ``2 / omega`` of an undamped oscillation on that stiffness).
+    """
+    m_star = _effective_mass(mass_i, mass_j)
+    if not math.isfinite(m_star):
+        return None
+    r_min = min(radius_i, radius_j)
+    grid = np.linspace(0.0, r_min, 401)
+    kinetic = 0.5 * m_star * max(closing_speed, 0.0) ** 2
+    speed = max(closing_speed, 1e-3)
+    for _ in range(3):  # the touch speed the law sees depends on the answer: a fixed point, fast
+        work, force = loading_work(contact_model, grid, radius_i=radius_i, radius_j=radius_j, material_i=material_i,
+                                   material_j=material_j, mass_i=mass_i, mass_j=mass_j, speed=speed)
+        energy = kinetic + max(float(np.interp(overlap, grid, work)), 0.0)
+        new_speed = math.sqrt(2.0 * energy / m_star)
+        if abs(new_speed - speed) <= 1e-3 * speed:
+            speed = new_speed
+            break
+        speed = new_speed
+    # the law's tangent stiffness at the present overlap, and the step limit of that oscillation
+    stiffness = float(np.interp(overlap, grid, np.gradient(force, grid)))
+    local_limit = 2.0 / math.sqrt(stiffness / m_star) if stiffness > 0.0 else math.inf
+    out = dict(speed=speed, energy=energy, effective_mass=m_star, stiffness=stiffness, local_limit=local_limit)
+    above = np.flatnonzero(work >= energy)
+    if len(above) == 0:
+        return dict(out, peak=float(r_min), reached=False)
+    k = int(above[0])
+    if k == 0:
+        return dict(out, peak=0.0, reached=True)
+    w0, w1 = work[k - 1], work[k]
+    frac = (energy - w0) / (w1 - w0) if w1 > w0 else 1.0
+    return dict(out, peak=float(grid[k - 1] + frac * (grid[k] - grid[k - 1])), reached=True)
+
+
+# ---------------------------------------------------------------------------------------- the pair
+def _pair(sim, c: dict, k: int) -> dict:
+    """Masses, radii, materials, velocities and motion of the two sides of contact row ``k``."""
+    m, s = sim.model, sim.state
+    i = int(c["i"][k])
+    j = int(c["j"][k])
+    w = int(c["wall"][k])
+    q = int(c["mesh"][k])
+    n = np.asarray(c["normal"][k], dtype=float)
+    side_i = dict(name=body_name(m, i), radius=float(m.contact_radius[i]), material=m.materials[int(m.material[i])],
+                  mass=math.inf if m.fixed[i] else float(m.mass[i]), velocity=s.velocities[i].copy(),
+                  driven=bool(m.fixed[i]) and bool(np.any(s.velocities[i]) or np.any(s.angular_velocities[i])),
+                  body=i, fixed=bool(m.fixed[i]))
+    if j >= 0:
+        side_j = dict(name=body_name(m, j), radius=float(m.contact_radius[j]),
+                      material=m.materials[int(m.material[j])], mass=math.inf if m.fixed[j] else float(m.mass[j]),
+                      velocity=s.velocities[j].copy(), body=j, fixed=bool(m.fixed[j]),
+                      driven=bool(m.fixed[j]) and bool(np.any(s.velocities[j]) or np.any(s.angular_velocities[j])))
+    elif w >= 0:
+        side_j = dict(name=f"wall {w}", radius=math.inf, material=m.materials[int(m.wall_material[w])],
+                      mass=math.inf, velocity=s.wall_velocities[w].copy(), body=-1, fixed=True,
+                      driven=bool(np.any(s.wall_velocities[w])))
+    else:
+        side_j = dict(name=_partner_name(m, c, k), radius=math.inf, material=m.materials[int(m.mesh_material[q])],
+                      mass=math.inf, velocity=s.mesh_velocities[q].copy(), body=-1, fixed=True,
+                      driven=bool(np.any(s.mesh_velocities[q]) or np.any(s.mesh_angular_velocities[q])))
+    # rate of change of the overlap: the two centres approaching along the normal (i -> j)
+    closing = float(np.dot(side_i["velocity"] - side_j["velocity"], n))
+    return dict(i=side_i, j=side_j, normal=n, closing_speed=closing, overlap=float(c["overlap"][k]),
+                normal_force=float(c["normal_force"][k]))
+
+
+def _effective_mass(a: float, b: float) -> float:
+    inv = (0.0 if math.isinf(a) else 1.0 / a) + (0.0 if math.isinf(b) else 1.0 / b)
+    return math.inf if inv == 0.0 else 1.0 / inv
+
+
+def _held_by(sim, c: dict, k: int, body: int) -> list[str]:
+    """Names of what else presses on ``body`` (its other active contacts)."""
+    m = sim.model
+    names = []
+    for r in np.flatnonzero(((c["i"] == body) | (c["j"] == body)) & (c["normal_force"] > 0.0)):
+        if r == k:
+            continue
+        if c["i"][r] == body:
+            names.append(_partner_name(m, c, int(r)))
+        else:
+            names.append(body_name(m, c["i"][r]))
+    return names
+
+
+# ---------------------------------------------------------------------------------------- table rows
+def _rows(sim, sel) -> dict:
+    """:meth:`Simulation.contacts`-style arrays of the candidate pairs at table rows ``sel`` (only
+    those: a diagnosis of a million-body run must not build the arrays of every pair)."""
+    t = sim.table
+    sel = np.asarray(sel, dtype=np.int64)
+    return sim._pair_data(t.pair_i[sel].astype(np.int64), t.pair_j[sel].astype(np.int64), sel)
+
+
+def _overlap_ratios(sim) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """Active rows of the contact table, their overlaps (m) and overlap / smaller contact radius."""
+    t, m = sim.table, sim.model
+    n = t.n_pairs
+    rows = np.flatnonzero(t.status[:n] == layout.ACTIVE)
+    overlap = t.out[rows, layout.OUT_OVERLAP]
+    cr = m.contact_radius
+    i = t.pair_i[rows].astype(np.int64)
+    j = t.pair_j[rows].astype(np.int64)
+    body = j < m.n_spheres
+    rmin = np.where(body, np.minimum(cr[i], cr[np.where(body, j, 0)]), cr[i])
+    return rows, overlap, overlap / rmin
+
+
+# ---------------------------------------------------------------------------------------- diagnosis
+def diagnose(sim) -> SimulationBlowUp:
+    """The :class:`SimulationBlowUp` for the flags of the last kernel call of ``sim``."""
+    s, m = sim.state, sim.model
+    when = f"at t={s.time:.6g} s (step {s.step})"
+    dt, limit = sim._dt, sim.stability_limit
+    dt_ratio = dt / limit if math.isfinite(limit) and limit > 0 else 0.0
+    base = dict(time=s.time, step=s.step, dt=dt, stability_limit=limit, dt_ratio=dt_ratio)
+    law_name = repr(sim.contact_model)  # names the slot laws of a composed model too
+    with np.errstate(over="ignore", invalid="ignore"):
+        # a state can be finite component by component but overflow in any arithmetic
+        vals = np.hstack([s.positions, s.velocities, s.angular_velocities])
+        bad_state = ~np.all(np.isfinite(vals), axis=1) | ~np.isfinite((vals * vals).sum(axis=1))
+    t = sim.table
+    n = t.n_pairs
+    with np.errstate(invalid="ignore"):
+        outputs = t.out[:n, layout.OUT_FORCE: layout.OUT_TORQUE_J + 3]
+        bad_rows = np.flatnonzero(~np.all(np.isfinite(outputs), axis=1))
+    if len(bad_rows):
+        c = _rows(sim, bad_rows[:1])
+        k = 0
+        i, other = body_name(m, c["i"][k]), _partner_name(m, c, k)
+        rel = np.asarray(c["relative_velocity"][k])
+        return SimulationBlowUp(
+            f"{when}: the contact law {law_name} returned a non-finite force or torque for the contact between {i} "
+            f"and {other} (overlap {c['overlap'][k]:.6g} m, relative velocity {rel.tolist()} m/s, normal "
+            f"{np.asarray(c['normal'][k]).tolist()}). The law, not the integrator, produced it: evaluate it on "
+            f"this overlap with cl.probe(model, overlap=[...], dt=..., debug=True), or run the simulation with "
+            f"debug=True and stop in the law.", time=s.time, step=s.step, cause="law_non_finite",
+            particles=tuple(int(p) for p in (c["i"][k], c["j"][k]) if p >= 0),
+            details=dict(base, law=law_name, overlap=float(c["overlap"][k]), contact=(i, other)))
+    if bad_state.any():
+        idx = np.flatnonzero(bad_state)
+        p = int(idx[0])
+        what = (f"{body_name(m, p)} has a non-finite position/velocity (position {s.positions[p].tolist()}, "
+                f"velocity {s.velocities[p].tolist()}); {len(idx)} body(ies) affected")
+        if dt_ratio >= NEAR_LIMIT:
+            return SimulationBlowUp(
+                f"{when}: {what}. Cause: the time step dt={dt:.3g} s is {dt_ratio:.2g} of the stability limit "
+                f"{limit:.3g} s ({sim._limiting_case}): the explicit integration is unstable there; use a smaller "
+                f"dt (dt=None picks {sim._default_dt_fraction():g} of the limit).", time=s.time, step=s.step,
+                cause="time_step", particles=tuple(int(q) for q in idx[:10]), details=base)
+        return SimulationBlowUp(
+            f"{when}: {what}. The contact forces at the last evaluation were finite and dt={dt:.3g} s is "
+            f"{dt_ratio:.2g} of the stability limit {limit:.3g} s, so neither the law nor the step made it: look "
+            f"for a non-finite value set by hand (set_velocity, the state arrays).", time=s.time, step=s.step,
+            cause="state_non_finite", particles=tuple(int(q) for q in idx[:10]), details=base)
+    return _overlap_blowup(sim, when, base, law_name)
+
+
+def _overlap_blowup(sim, when: str, base: dict, law_name: str) -> SimulationBlowUp:
+    rows, _, ratios = _overlap_ratios(sim)
+    if len(rows) == 0:  # pragma: no cover - the flag is only raised by an active contact
+        return SimulationBlowUp(f"{when}: an overlap exceeded max_overlap={sim.max_overlap:g}", time=sim.state.time,
+                                step=sim.state.step, cause="", details=base)
+    worst = int(np.argmax(ratios))
+    row = int(rows[worst])
+    t = sim.table
+    i_body, j_raw = int(t.pair_i[row]), int(t.pair_j[row])
+    # the worst contact and every other contact of its two bodies (what holds them)
+    mine = rows[(t.pair_i[rows] == i_body) | (t.pair_j[rows] == i_body)
+                | ((t.pair_i[rows] == j_raw) | (t.pair_j[rows] == j_raw)) & (j_raw < sim.model.n_spheres)]
+    mine = np.concatenate([[row], mine[mine != row]])
+    c = _rows(sim, mine)
+    ratio = float(ratios[worst])
+    pair = _pair(sim, c, 0)
+    a, b = pair["i"], pair["j"]
+    r_small = pair["overlap"] / ratio if ratio > 0 else min(a["radius"], b["radius"])
+    overlap = pair["overlap"]
+    particles = tuple(int(p) for p in (c["i"][0], c["j"][0]) if p >= 0)
+    head = (f"{when}: the overlap between {a['name']} and {b['name']} reached {overlap:.6g} m, "
+            f"{_fmt_pct(ratio)} of the smaller radius {r_small:.4g} m (the guard max_overlap={sim.max_overlap:g} "
+            f"stops a run beyond {_fmt_pct(sim.max_overlap)}).")
+    details = dict(base, overlap=overlap, overlap_ratio=ratio, max_overlap=sim.max_overlap,
+                   closing_speed=pair["closing_speed"], normal_force=pair["normal_force"], law=law_name)
+    dt, limit, dt_ratio = base["dt"], base["stability_limit"], base["dt_ratio"]
+
+    def blowup(cause: str, text: str) -> SimulationBlowUp:
+        return SimulationBlowUp(f"{head} Cause: {text}", time=sim.state.time, step=sim.state.step, cause=cause,
+                                particles=particles, details=details)
+
+    # 1. a prescribed motion pushing one of the two bodies into something that holds it
+    free_bodies = {side["body"] for side in (a, b) if side["body"] >= 0 and not side["fixed"]}
+    for r in range(len(c["i"])):
+        other = pair if r == 0 else _pair(sim, c, r)
+        for driven, free in ((other["i"], other["j"]), (other["j"], other["i"])):
+            if not driven["driven"] or free["body"] not in free_bodies:
+                continue
+            n = other["normal"] if driven is other["i"] else -other["normal"]   # from the driven side to the free
+            push = float(np.dot(driven["velocity"], n))
+            held = _held_by(sim, c, r, free["body"])
+            if push <= 0.0 or not held:
+                continue
+            details.update(driven=driven["name"], driven_speed=push, held_by=held)
+            return blowup("driven_body", (
+                f"{driven['name']} moves with a prescribed velocity, {push:.4g} m/s into {free['name']}, which is "
+                f"held by {', '.join(held[:3])}{' ...' if len(held) > 3 else ''}; no force slows a prescribed "
+                f"motion, so the overlaps grow at the driven speed whatever the time step (dt={dt:.3g} s is "
+                f"{dt_ratio:.2g} of the stability limit). Stop or reverse that motion in time "
+                f"(sim.set_wall_velocity, set_mesh_velocity or set_velocity between runs), or move it more slowly."))
+
+    # the law's own stiffness along this contact's loading: the impact's peak and the local step limit
+    m_star = _effective_mass(a["mass"], b["mass"])
+    try:
+        estimate = expected_peak_overlap(sim.contact_model, overlap=overlap, closing_speed=pair["closing_speed"],
+                                         radius_i=a["radius"], radius_j=b["radius"], material_i=a["material"],
+                                         material_j=b["material"], mass_i=a["mass"], mass_j=b["mass"])
+    except Exception:  # noqa: BLE001 - a law that cannot be probed gets no estimate; the diagnosis goes on
+        estimate = None
+    local_ratio, stiffness, local_limit = 0.0, None, math.inf
+    if estimate is not None:
+        stiffness, local_limit = estimate["stiffness"], estimate["local_limit"]
+        local_ratio = dt / local_limit if math.isfinite(local_limit) else 0.0
+        details.update(expected_peak_overlap=estimate["peak"], expected_peak_ratio=estimate["peak"] / r_small,
+                       impact_speed=estimate["speed"], effective_mass=m_star, stiffness=stiffness,
+                       local_limit=local_limit, local_dt_ratio=local_ratio)
+    near = max(dt_ratio, local_ratio) >= NEAR_LIMIT
+    step_text = (f"dt={dt:.3g} s is {dt_ratio:.2g} of the stability limit {limit:.3g} s"
+                 + (f" and {local_ratio:.2g} of the limit 2/omega = {local_limit:.3g} s of this contact's stiffness "
+                    f"{stiffness:.4g} N/m at this overlap (effective mass {m_star:.4g} kg)" if stiffness else ""))
+    # energy the run created (an unstable step pumps energy into the contact's oscillation)
+    created = float(sim.summary()["energy_balance_relative"])
+    # how much of the contact force the free bodies' net force is: ~1 in an impact (the contact
+    # decelerates them), ~0 under a load in equilibrium (a column, a confined packing)
+    net = [abs(float(np.dot(sim.state.forces[side["body"]], pair["normal"])))
+           for side in (a, b) if side["body"] >= 0 and not side["fixed"]]
+    inertial = max(net, default=0.0) / max(abs(pair["normal_force"]), 1e-300)
+    details.update(energy_created=created, inertial_share=inertial)
+
+    # 2. the integration is unstable (or the law creates energy)
+    if created > ENERGY_CREATED:
+        evidence = f"the run has created energy, {_fmt_pct(created)} of what changed form since the start"
+        if near:
+            optimistic = (f" The limit the model gives ({limit:.3g} s) is above this contact's: check the law's "
+                          f"declared stability (stability=...)." if local_ratio > dt_ratio and local_ratio >= NEAR_LIMIT
+                          else "")
+            return blowup("time_step", (
+                f"the time step: {step_text}; near a limit the explicit integration amplifies the contact's "
+                f"oscillation ({evidence}). Use a smaller dt (dt=None picks {sim._default_dt_fraction():g} of the "
+                f"limit).{optimistic}"))
+        return blowup("energy_created", (
+            f"{evidence}, although the time step is well below the limits ({step_text}): the contact law creates "
+            f"energy (check it with contactlab validate: its energy and objectivity checks), or a value was set by "
+            f"hand."))
+    note = (f" The time step is near a limit as well ({step_text}); reduce it too." if near else
+            f" The time step is not the cause ({step_text}).")
+
+    # 3. an impact: the overlap the law's stiffness gives for the approach speed
+    if estimate is not None and inertial >= 0.5:
+        peak, speed = estimate["peak"], estimate["speed"]
+        if estimate["reached"]:
+            suggestion = _suggest_max_overlap(peak / r_small)
+            fix = (f"If that overlap is intended (a penalty contact), allow it: {_ALLOW.format(suggestion)}; "
+                   if suggestion is not None else "")
+            return blowup("soft_contact", (
+                f"the contact is soft for the impact speed: an impact at {speed:.4g} m/s (the approach speed from "
+                f"the kinetic and stored energy of this pair now; effective mass {m_star:.4g} kg) on this law's "
+                f"stiffness peaks at about {peak:.4g} m, {_fmt_pct(peak / r_small)} of the radius (no dissipation "
+                f"counted).{note} {fix}otherwise make the contact stiffer (the law's stiffness, or Young's modulus) "
+                f"or the impact slower."))
+        return blowup("soft_contact", (
+            f"the contact is soft for the impact speed: an impact at {speed:.4g} m/s (effective mass {m_star:.4g} kg) "
+            f"is not stopped by this law within one radius.{note} Make the contact stiffer (the law's stiffness, or "
+            f"Young's modulus) or the impact slower."))
+
+    # 4. a packing compressed by a prescribed motion
+    driven = _driven_bodies(sim)
+    power = float(sim._owner[:, layout.OWN_BOUNDARY_POWER].sum())
+    if driven and power > 0.0:
+        details.update(driven=driven, boundary_power=power)
+        return blowup("driven_body", (
+            f"bodies with a prescribed motion ({', '.join(driven[:3])}) are doing work on the bodies ({power:.4g} W "
+            f"now): a prescribed motion that compresses a packing raises its forces without bound ({step_text}). "
+            f"Stop that motion in time or move it more slowly."))
+
+    # 5. a load in (near) equilibrium: a column, a confined packing
+    suggestion = _suggest_max_overlap(ratio * 1.5)
+    fix = f"If that is intended, allow it: {_ALLOW.format(suggestion)}; " if suggestion is not None else ""
+    stiff = f" (the law's stiffness there: {stiffness:.4g} N/m)" if stiffness else ""
+    return blowup("soft_contact", (
+        f"the contact is soft for the load it carries: {pair['normal_force']:.4g} N{stiff}, nearly in equilibrium "
+        f"(the net force on the bodies along the normal is {_fmt_pct(inertial)} of it).{note} {fix}otherwise make "
+        f"the contact stiffer (the law's stiffness, or Young's modulus) or the load smaller."))
+
+
+def _driven_bodies(sim) -> list[str]:
+    m, s = sim.model, sim.state
+    out = [body_name(m, b) for b in np.flatnonzero(m.fixed & (np.any(s.velocities != 0.0, axis=1)
+                                                              | np.any(s.angular_velocities != 0.0, axis=1)))]
+    out += [f"wall {w}" for w in np.flatnonzero(np.any(s.wall_velocities != 0.0, axis=1))]
+    if m.n_meshes:
+        out += [f"mesh {q} ({m.mesh_names[q]})" for q in np.flatnonzero(
+            np.any(s.mesh_velocities != 0.0, axis=1) | np.any(s.mesh_angular_velocities != 0.0, axis=1))]
+    return out
+
+
+def _suggest_max_overlap(ratio: float) -> float | None:
+    """A round ``max_overlap`` above ``ratio`` with some margin, or None if none below 1 fits."""
+    want = 1.25 * ratio
+    for v in (0.15, 0.2, 0.25, 0.3, 0.4, 0.5, 0.6, 0.7, 0.8, 0.9):
+        if v >= want:
+            return v
+    return None
+
+
+
+def initial_overlap_error(sim, tolerance: float) -> InputError | None:
+    """An :class:`InputError` naming the deepest pair of bodies that interpenetrate by more than
+    ``tolerance`` times the smaller radius after a force evaluation (every shape: the narrow phase
+    measured them), or None."""
+    rows, _, ratios = _overlap_ratios(sim)
+    bad = ratios > tolerance
+    if not bad.any():
+        return None
+    worst = int(np.argmax(np.where(bad, ratios, -np.inf)))
+    c = _rows(sim, rows[worst: worst + 1])
+    m = sim.model
+    return InputError(
+        f"{body_name(m, c['i'][0])} and {_partner_name(m, c, 0)} interpenetrate by {c['overlap'][0]:.6g} m "
+        f"({_fmt_pct(ratios[worst])} of the smaller radius) at the start; at most {_fmt_pct(tolerance)} is allowed "
+        f"(initial_overlap_tolerance={tolerance:g}); {int(bad.sum())} pair(s) overlap too much. Move the bodies "
+        f"apart (cl.packing.relax_into separates a packing) or raise initial_overlap_tolerance.")
