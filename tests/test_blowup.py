@@ -194,3 +194,28 @@ def test_a_law_returning_nan_is_named_with_the_contact(glass):
     text = str(err)
     assert "the contact law" in text and "nan_when_fast" in text and "sphere 0 and wall 0" in text
     assert "returned a non-finite force" in text and err.details["overlap"] > 0.0
+
+
+def test_expected_peak_overlap_against_hertz_impact_theory(glass):
+    """The estimate the soft-contact diagnosis gives, against Hertz's impact of two equal spheres
+    (elastic, restitution 1): delta_max = (15 m* v^2 / (16 E* sqrt(R*)))^(2/5), with
+    1/E* = 2 (1 - nu^2) / E and R* = r / 2 (Johnson, Contact Mechanics, 11.2)."""
+    from contactlab.diagnosis import expected_peak_overlap
+
+    r, v = 1e-3, 2.0
+    m = glass.density * 4.0 / 3.0 * math.pi * r**3
+    model = cl.models.HertzMindlin(restitution=1.0, friction=0.5)
+    e_star = glass.young / (2.0 * (1.0 - glass.poisson**2))
+    closed = (15.0 * (m / 2) * v**2 / (16.0 * e_star * math.sqrt(r / 2))) ** 0.4
+    est = expected_peak_overlap(model, overlap=0.0, closing_speed=v, radius_i=r, radius_j=r, material_i=glass,
+                                material_j=glass, mass_i=m, mass_j=m)
+    assert est["reached"] and est["peak"] == pytest.approx(closed, rel=1e-3)
+    # from the middle of the approach: the kinetic energy left plus the work already stored
+    half = 0.5 * closed
+    work = 8.0 / 15.0 * e_star * math.sqrt(r / 2) * half**2.5
+    v_mid = math.sqrt(v**2 - 2.0 * work / (m / 2))
+    est = expected_peak_overlap(model, overlap=half, closing_speed=v_mid, radius_i=r, radius_j=r,
+                                material_i=glass, material_j=glass, mass_i=m, mass_j=m)
+    assert est["peak"] == pytest.approx(closed, rel=1e-3) and est["speed"] == pytest.approx(v, rel=1e-3)
+    # the tangent stiffness at that overlap, 2 E* sqrt(R* delta)
+    assert est["stiffness"] == pytest.approx(2.0 * e_star * math.sqrt(r / 2 * half), rel=1e-2)
