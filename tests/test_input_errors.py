@@ -67,7 +67,7 @@ def test_bad_model_parameters():
         cl.models.HertzMindlin(restitution=0.5, friction=-0.1)
     with pytest.raises(cl.InputError, match=r"stiffness must satisfy 0 < stiffness"):
         cl.models.LinearSpringDashpot(stiffness=-5.0, restitution=0.5, friction=0.5)
-    with pytest.raises(cl.InputError, match=r"unknown parameter\(s\) bogus; allowed: restitution, friction"):
+    with pytest.raises(cl.InputError, match=r"HertzMindlin: unknown parameter 'bogus'; allowed: restitution, friction"):
         cl.models.HertzMindlin(restitution=0.5, friction=0.5, bogus=1.0)
 
 
@@ -131,3 +131,33 @@ def test_empty_scene_and_wrong_types(glass):
         cl.Simulation(scene, model="HertzMindlin")
     with pytest.raises(cl.InputError, match="material must be a contactlab.Material"):
         scene.add_sphere(position=(0, 0, 0), radius=1e-3, material="glass")
+
+
+def test_run_arguments_are_named_before_the_missing_time_step(glass):
+    """One free sphere and no walls: no contact can occur, so dt=None has no stability limit to
+    derive a step from.  The simulation is built (sim.dt is None); a wrong run argument is named as
+    such; a run that needs the step asks for it; once given, free fall is exact (velocity Verlet
+    integrates a constant force exactly: z = z0 - g t^2 / 2)."""
+    scene = cl.Scene(gravity=(0, 0, -9.81))
+    scene.add_sphere(position=(0, 0, 1.0), radius=1e-3, material=glass)
+    sim = cl.Simulation(scene, model=cl.models.HertzMindlin(restitution=0.5, friction=0.5))
+    assert sim.dt is None
+    with pytest.raises(cl.InputError, match=r"duration must be >= 0 s, got -1\.0"):
+        sim.run(duration=-1)
+    with pytest.raises(cl.InputError, match=r"steps must be a non-negative integer, got 2\.5"):
+        sim.run(steps=2.5)
+    with pytest.raises(cl.InputError, match=r"steps must be a non-negative integer, got nan"):
+        sim.run(steps=math.nan)
+    with pytest.raises(cl.InputError, match=r"duration must be a number, got '1'"):
+        sim.run(duration="1")
+    with pytest.raises(cl.InputError, match=r"give exactly one of duration \(s\) or steps"):
+        sim.run(duration=1.0, steps=3)
+    with pytest.raises(cl.InputError, match=r"dt is not set: .* no contact can occur in this scene"):
+        sim.run(duration=0.1)
+    with pytest.raises(cl.InputError, match=r"EnergyCSVReporter\(interval=0\.01\) needs the time step"):
+        sim.add_reporter(cl.io.EnergyCSVReporter("unused.csv", interval=0.01))
+    sim.run(steps=0)                                   # nothing to do needs no step
+    sim.dt = 1e-3
+    sim.run(duration=0.1)
+    assert sim.step == 100
+    assert sim.positions[0, 2] == pytest.approx(1.0 - 0.5 * 9.81 * 0.1**2, rel=1e-12)

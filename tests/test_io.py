@@ -198,9 +198,9 @@ def test_scene_file_maps_one_to_one_to_the_api(glass, tmp_path):
 
 
 @pytest.mark.parametrize("edit, message", [
-    (("[[wall]]", "[[walls]]"), "unknown table(s) 'walls'"),
-    (("restitution = 0.5", "restitution = 0.5\nrestitutoin = 0.5"), "[model] unknown key(s) 'restitutoin'"),
-    (("jitter = 0.4", "jitter = 0.4\ncolour = 1"), "[fill_box #1] unknown key(s) 'colour'"),
+    (("[[wall]]", "[[walls]]"), "unknown table 'walls' (did you mean 'wall'?)"),
+    (("restitution = 0.5", "restitution = 0.5\nrestitutoin = 0.5"), "[model] unknown key 'restitutoin' (did you mean 'restitution'?)"),
+    (("jitter = 0.4", "jitter = 0.4\ncolour = 1"), "[fill_box #1] unknown key 'colour'"),
     (("radius = 1e-3\nmaterial = \"glass\"\nvelocity", "radius = -1e-3\nmaterial = \"glass\"\nvelocity"),
      "[sphere #1] radius must be > 0 m, got -0.001"),
     (("normal = [0.0, 0.0, 1.0]", "normal = [0.0, 0.0, 0.0]"), "[wall #1] wall normal must be a nonzero vector"),
@@ -250,7 +250,7 @@ def test_cli_bad_scene_writes_nothing(tmp_path):
     (tmp_path / "bad.toml").write_text(SCENE.replace("[[wall]]", "[[walls]]"))
     res = _cli("run", "bad.toml", "--out", str(tmp_path / "out"), "--quiet", cwd=tmp_path)
     assert res.returncode == 1
-    assert "unknown table(s) 'walls'" in res.stderr
+    assert "unknown table 'walls' (did you mean 'wall'?)" in res.stderr
     assert not (tmp_path / "out").exists()
 
 

@@ -3,12 +3,13 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 
-from ._validate import as_finite, as_positive
+from ._validate import as_finite, as_positive, checked_api
 from .errors import InputError
 
 __all__ = ["Material"]
 
 
+@checked_api
 @dataclass(frozen=True, eq=False)
 class Material:
     """Bulk material of spheres and walls.

@@ -36,7 +36,7 @@ from dataclasses import dataclass, field
 
 import numpy as np
 
-from ._validate import as_finite
+from ._validate import as_finite, checked_call
 from .errors import InputError
 from .geometry.record import ContactGeometry
 from .laws.base import ContactModel
@@ -142,6 +142,7 @@ def _gradient(values, time):
     return np.gradient(values, time, axis=0, edge_order=1)
 
 
+@checked_call
 def probe(model: ContactModel, overlap, *, tangential=None, rotation=None, frame=None, dt=None, time=None,
           radius=1e-3, partner_radius=None, material: Material | None = None, partner_material: Material | None = None,
           mass=None, partner_mass=None, history=None, chain: bool = True, debug: bool | None = None) -> ProbeResult:

@@ -12,7 +12,7 @@ import numba
 import numpy as np
 
 from ._jit import n_blocks
-from ._validate import as_finite, as_positive, as_vec3
+from ._validate import as_bool, as_finite, as_int, as_positive, as_vec3, checked_api, did_you_mean
 from .bonds import BondLog
 from .diagnosis import diagnose, initial_overlap_error
 from .engine import layout
@@ -50,6 +50,7 @@ def _compiled(contact_model, kernel, *args):
         raise explain_compile_error(exc, contact_model) from exc
 
 
+@checked_api
 class Simulation:
     """Run a scene with a contact model.
 
@@ -136,34 +137,39 @@ class Simulation:
         if not isinstance(contact_model, ContactModel):
             raise InputError(f"model must be a contact model such as cl.models.HertzMindlin(...), "
                              f"got {type(contact_model).__name__}")
-        self.model: Model = model_data
-        self.contact_model: ContactModel = contact_model
-        self.state: State = state
-        self._init_shapes(shape_contact)
+        # the plain arguments first, before anything long (the stability estimate, compilation)
+        if dt is not None:
+            as_positive("dt", dt, "s")
         self.max_overlap = as_positive("max_overlap", max_overlap)
         if self.max_overlap >= 1.0:
             raise InputError(f"max_overlap must be < 1 (a fraction of the smaller radius), got {self.max_overlap!r}")
         self.initial_overlap_tolerance = as_finite("initial_overlap_tolerance", initial_overlap_tolerance)
+        if self.initial_overlap_tolerance < 0:
+            raise InputError(f"initial_overlap_tolerance must be >= 0, got {self.initial_overlap_tolerance!r}")
         self.local_damping = as_finite("local_damping", local_damping)
         if not 0.0 <= self.local_damping < 1.0:
             raise InputError(f"local_damping must satisfy 0 <= local_damping < 1, got {self.local_damping!r}")
+        if skin is not None:
+            skin = as_positive("skin", skin, "m")
+        if threads is not None:
+            threads = as_int("threads", threads, low=1, high=numba.config.NUMBA_NUM_THREADS)
+        self.threads = threads
+        #: True when the kernels and the law run as plain Python (``debug=True``)
+        self.debug = as_bool("debug", debug)
+        self.model: Model = model_data
+        self.contact_model: ContactModel = contact_model
+        self.state: State = state
+        self._init_shapes(shape_contact)
         if state.damping_work is None:
             state.damping_work = np.zeros(model_data.n_spheres)
         #: (N, 6) damping force and torque of the last evaluation (local damping's work booking)
         self._damping_force = np.zeros((model_data.n_spheres, 6))
-        if self.initial_overlap_tolerance < 0:
-            raise InputError(f"initial_overlap_tolerance must be >= 0, got {self.initial_overlap_tolerance!r}")
-        if threads is not None:
-            threads = int(threads)
-            if not 1 <= threads <= numba.config.NUMBA_NUM_THREADS:
-                raise InputError(f"threads must be between 1 and {numba.config.NUMBA_NUM_THREADS}, got {threads}")
-        self.threads = threads
         if check_initial:
             self._check_initial_overlaps()
         self.table_params = np.ascontiguousarray(contact_model.pair_table(model_data.materials), dtype=np.float64)
         from .probe import debug_probes
 
-        with debug_probes(bool(debug)):  # a law's stability estimate probes it: uncompiled in debug mode
+        with debug_probes(self.debug):  # a law's stability estimate probes it: uncompiled in debug mode
             self.stability_limit, self._limiting_case = self._stability_limit()
         self._dt, self._dt_missing = 0.0, False
         self.dt = dt  # validated by the setter
@@ -187,8 +193,6 @@ class Simulation:
             self._bond_log = BondLog()
         self.reporters: list = []
         self.failure: SimulationBlowUp | None = None
-        #: True when the kernels and the law run as plain Python (``debug=True``)
-        self.debug = bool(debug)
         from .engine.codegen import shape_features
 
         #: the narrow phases this scene's kernels carry (False: spheres and plane walls only)
@@ -217,7 +221,7 @@ class Simulation:
         m, s = self.model, self.state
         if not isinstance(shape_contact, str) or shape_contact not in self._SHAPE_CONTACT:
             raise InputError(f"shape_contact must be one of {', '.join(map(repr, self._SHAPE_CONTACT))}, "
-                             f"got {shape_contact!r}")
+                             f"got {shape_contact!r}{did_you_mean(shape_contact, self._SHAPE_CONTACT)}")
         if getattr(self.contact_model, "needs_volume", False):
             if shape_contact == "common_plane":
                 raise InputError(f"{type(self.contact_model).__name__} needs the overlap volume: use "

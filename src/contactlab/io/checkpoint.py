@@ -16,6 +16,7 @@ from pathlib import Path
 
 import numpy as np
 
+from .._validate import as_int, checked_api
 from ..bonds import BondLog
 from ..errors import InputError
 from ..laws.registry import model_from_dict
@@ -136,6 +137,7 @@ def load_checkpoint(path, *, threads: int | None = None):
     return sim
 
 
+@checked_api
 class CheckpointReporter(Reporter):
     """Write a checkpoint every ``interval`` seconds (or ``every`` steps).
 
@@ -152,9 +154,7 @@ class CheckpointReporter(Reporter):
     def __init__(self, path, *, interval: float | None = None, every: int | None = None, keep: int = 1):
         super().__init__(interval=interval, every=every)
         self.path = Path(path)
-        if int(keep) < 1:
-            raise InputError(f"keep must be >= 1, got {keep!r}")
-        self.keep = int(keep)
+        self.keep = as_int("CheckpointReporter: keep", keep, low=1)
         self.written: list[Path] = []
 
     def report(self, sim) -> None:

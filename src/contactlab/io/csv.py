@@ -4,6 +4,7 @@ from __future__ import annotations
 import time as _time
 from pathlib import Path
 
+from .._validate import checked_api
 from .reporter import Reporter
 
 __all__ = ["EnergyCSVReporter", "ENERGY_COLUMNS"]
@@ -12,6 +13,7 @@ ENERGY_COLUMNS = ("step", "time", "kinetic", "rotational", "gravitational", "ela
                   "boundary_work", "balance_error", "contacts", "wall_seconds")
 
 
+@checked_api
 class EnergyCSVReporter(Reporter):
     """Append one row per report to a CSV file.
 

@@ -8,7 +8,7 @@ from __future__ import annotations
 
 import math
 
-from .._validate import as_positive
+from .._validate import as_positive, is_number
 from ..errors import InputError
 
 __all__ = ["Reporter"]
@@ -28,9 +28,10 @@ class Reporter:
     def __init__(self, *, interval: float | None = None, every: int | None = None):
         if (interval is None) == (every is None):
             raise InputError(f"{type(self).__name__}: give exactly one of interval (s) or every (steps)")
-        self.interval = None if interval is None else as_positive("interval", interval, "s")
-        if every is not None and (isinstance(every, bool) or int(every) != every or every < 1):
-            raise InputError(f"{type(self).__name__}: every must be a positive integer, got {every!r}")
+        self.interval = None if interval is None else as_positive(f"{type(self).__name__}: interval", interval, "s")
+        if every is not None and not (is_number(every) and math.isfinite(every) and int(every) == every
+                                      and every >= 1):
+            raise InputError(f"{type(self).__name__}: every must be a positive integer (steps), got {every!r}")
         self.every = None if every is None else int(every)
         self._last_step = None
 

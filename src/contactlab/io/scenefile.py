@@ -43,6 +43,7 @@ from typing import Any
 
 import numpy as np
 
+from .._validate import did_you_mean
 from ..errors import InputError, SceneFileError
 from ..laws.define import Contact
 from ..laws.registry import MODELS, model_class, model_from_dict
@@ -97,7 +98,12 @@ class SceneSpec:
         """The :class:`~contactlab.Simulation` described by the file (no reporters attached)."""
         from ..simulation import Simulation
 
-        sim = Simulation(self.scene, self.model, **self.simulation)
+        try:
+            sim = Simulation(self.scene, self.model, **self.simulation)
+        except SceneFileError:
+            raise
+        except InputError as exc:  # an argument from [simulation] (a StabilityError stays one)
+            raise type(exc)(f"{self.path}: [simulation] {exc}") from None
         if self.bonds is not None:
             try:
                 sim.bond(**self.bonds)
@@ -125,7 +131,8 @@ class _Ctx:
             self.fail(where, f"must be a table, got {type(table).__name__}")
         unknown = sorted(set(table) - allowed)
         if unknown:
-            self.fail(where, f"unknown key(s) {', '.join(repr(k) for k in unknown)}; allowed: "
+            self.fail(where, f"unknown key{'s' if len(unknown) > 1 else ''} "
+                             f"{', '.join(repr(k) + did_you_mean(k, allowed) for k in unknown)}; allowed: "
                              f"{', '.join(sorted(allowed))}")
         missing = sorted(required - set(table))
         if missing:
@@ -154,7 +161,8 @@ def load_scene_file(path) -> SceneSpec:
         raise SceneFileError(f"{path}: not valid TOML: {exc}") from None
     unknown = sorted(set(doc) - _TOP_KEYS)
     if unknown:
-        raise SceneFileError(f"{path}: unknown table(s) {', '.join(repr(k) for k in unknown)}; allowed: "
+        raise SceneFileError(f"{path}: unknown table{'s' if len(unknown) > 1 else ''} "
+                             f"{', '.join(repr(k) + did_you_mean(k, _TOP_KEYS) for k in unknown)}; allowed: "
                              f"{', '.join(sorted(_TOP_KEYS))}")
 
     sim_table = doc.get("simulation", {})
@@ -173,7 +181,8 @@ def load_scene_file(path) -> SceneSpec:
     def material(where: str, table: dict) -> Material:
         name = table.get("material")
         if name not in materials:
-            ctx.fail(where, f"material {name!r} is not defined; defined: {', '.join(sorted(materials))}")
+            ctx.fail(where, f"material {name!r} is not defined{did_you_mean(name, materials)}; defined: "
+                            f"{', '.join(sorted(materials))} (a [materials.NAME] table each)")
         return materials[name]
 
     for k, table in enumerate(_as_list(ctx, doc, "sphere")):

@@ -19,6 +19,7 @@ from pathlib import Path
 
 import numpy as np
 
+from .._validate import as_bool, did_you_mean
 from ..errors import InputError
 from .reporter import Reporter
 
@@ -70,7 +71,7 @@ class Recorder(Reporter):
         if not self.quantities:
             raise InputError("record: name at least one quantity")
         self.target = tuple(target)
-        self.keep = bool(keep)
+        self.keep = as_bool("keep", keep)
         self.csv_path = None if csv is None else Path(csv)
         self._csv = None
         self._rows: dict[str, list] = {"time": [], "step": []}
@@ -96,7 +97,8 @@ class Recorder(Reporter):
             values = {}
             for q in self.quantities:
                 if q not in SPHERE_QUANTITIES:
-                    raise InputError(f"record: unknown sphere quantity {q!r}; allowed: {', '.join(SPHERE_QUANTITIES)}")
+                    raise InputError(f"record: unknown sphere quantity {q!r}{did_you_mean(q, SPHERE_QUANTITIES)}; "
+                                     f"allowed: {', '.join(SPHERE_QUANTITIES)}")
                 values[q] = getattr(sim.state, SPHERE_QUANTITIES[q][1])[k].copy()
             return values
         if kind == "wall":
@@ -110,7 +112,8 @@ class Recorder(Reporter):
                 elif q == "force":
                     values[q] = sim.wall_forces()[w]
                 else:
-                    raise InputError(f"record: unknown wall quantity {q!r}; allowed: {', '.join(WALL_QUANTITIES)}")
+                    raise InputError(f"record: unknown wall quantity {q!r}{did_you_mean(q, WALL_QUANTITIES)}; "
+                                     f"allowed: {', '.join(WALL_QUANTITIES)}")
             return values
         if kind in ("contact", "contact_wall"):
             if kind == "contact":
@@ -120,7 +123,8 @@ class Recorder(Reporter):
             values = {}
             for q in self.quantities:
                 if q not in data:
-                    raise InputError(f"record: unknown contact quantity {q!r}; allowed: {', '.join(sorted(data))}")
+                    raise InputError(f"record: unknown contact quantity {q!r}{did_you_mean(q, data)}; "
+                                     f"allowed: {', '.join(sorted(data))}")
                 v = data[q]
                 values[q] = v.copy() if isinstance(v, np.ndarray) else v
             return values
@@ -137,7 +141,8 @@ class Recorder(Reporter):
                 e = sim.energy() if e is None else e
                 values[q] = e[q]
             else:
-                raise InputError(f"record: unknown quantity {q!r}; allowed: {', '.join(GLOBAL_QUANTITIES)} "
+                raise InputError(f"record: unknown quantity {q!r}{did_you_mean(q, GLOBAL_QUANTITIES)}; allowed: "
+                                 f"{', '.join(GLOBAL_QUANTITIES)} "
                                  f"(or give sphere=, wall= or contact= for body and contact quantities)")
         return values
 

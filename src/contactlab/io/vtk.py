@@ -31,6 +31,7 @@ from pathlib import Path
 
 import numpy as np
 
+from .._validate import checked_api
 from .reporter import Reporter
 
 __all__ = ["VTKReporter", "write_polydata", "write_pvd", "read_pvd"]
@@ -166,6 +167,7 @@ def _frame_index(name: str) -> int:
         return -1
 
 
+@checked_api
 class VTKReporter(Reporter):
     """Write spheres, contacts and walls for ParaView every ``interval`` seconds (or ``every`` steps).
 

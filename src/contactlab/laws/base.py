@@ -18,14 +18,16 @@ reference count on an array all threads share.)
 """
 from __future__ import annotations
 
+import functools
 import importlib
+import inspect
 import math
 from dataclasses import dataclass
 from typing import Any, ClassVar
 
 import numpy as np
 
-from .._validate import as_finite
+from .._validate import as_finite, call_problem, did_you_mean
 from ..errors import InputError
 from ..materials import Material
 
@@ -132,6 +134,39 @@ def verlet_limit(omega: float, zeta: float) -> float:
     return (2.0 / omega) * (math.sqrt(1.0 + zeta * zeta) - zeta)
 
 
+def _unknown_text(cls, unknown: list[str], allowed: list[str]) -> str:
+    """``Model: unknown parameter 'frictoin' (did you mean 'friction'?); allowed: ...``."""
+    parts = [f"{u!r}{did_you_mean(u, allowed)}" for u in unknown]
+    return (f"{cls.__name__}: unknown parameter{'s' if len(unknown) > 1 else ''} {', '.join(parts)}; "
+            f"allowed: {', '.join(allowed)}")
+
+
+def _checked_constructor(init):
+    """Wrap a model's ``__init__`` so that a call it cannot bind is reported as an InputError that
+    names the unknown parameter (with a close match from the schema) or the missing one (with its
+    unit and meaning)."""
+    signature = inspect.signature(init)
+
+    @functools.wraps(init)
+    def checked(self, *args, **kwargs):
+        cls = type(self)
+        schema = {p.name: p for p in cls.parameters}
+        try:
+            signature.bind(self, *args, **kwargs)
+        except TypeError:
+            def describe(name):
+                p = schema.get(name)
+                return f"{name} ({p.unit}: {p.doc})" if p else name
+
+            raise InputError(call_problem(cls.__name__, signature, (self, *args), kwargs,
+                                          extra_allowed=list(schema), describe=describe)
+                             .replace("argument", "parameter")) from None
+        return init(self, *args, **kwargs)
+
+    checked.checks_its_call = True
+    return checked
+
+
 class ContactModel:
     """Base class of every contact model.
 
@@ -155,20 +190,30 @@ class ContactModel:
     construction_keys: ClassVar[tuple[str, ...]] = ()
     required_construction_keys: ClassVar[tuple[str, ...]] = ()
 
+    def __init_subclass__(cls, **kwargs):
+        """Every model's constructor checks its call first: an unknown or misspelt keyword, a missing
+        required parameter or too many positional arguments is an :class:`InputError` naming it
+        (with a close match), not Python's bare ``TypeError``."""
+        super().__init_subclass__(**kwargs)
+        init = cls.__dict__.get("__init__")
+        if init is not None and not getattr(init, "checks_its_call", False):
+            cls.__init__ = _checked_constructor(init)
+
     def __init__(self, per_material: dict | None = None, **kwargs):
         self._per_material = self._check_per_material(per_material)
         known = {p.name: p for p in self.parameters}
         unknown = sorted(set(kwargs) - set(known))
         if unknown:
-            raise InputError(
-                f"{type(self).__name__}: unknown parameter(s) {', '.join(unknown)}; "
-                f"allowed: {', '.join(known)}")
+            raise InputError(_unknown_text(type(self), unknown, list(known)))
         values = {}
         for p in self.parameters:
             if p.name in kwargs:
-                values[p.name] = p.check(kwargs[p.name])
+                try:
+                    values[p.name] = p.check(kwargs[p.name])
+                except InputError as exc:
+                    raise InputError(f"{type(self).__name__}: {exc}") from None
             elif p.default is None:
-                raise InputError(f"{type(self).__name__}: parameter {p.name} ({p.unit}) is required")
+                raise InputError(f"{type(self).__name__}: parameter {p.name} ({p.unit}: {p.doc}) is required")
             else:
                 values[p.name] = float(p.default)
         self._values = values
@@ -192,8 +237,9 @@ class ContactModel:
                 raise InputError(f"{cls}: per_material[{name!r}] must be a dict of parameters, got {values!r}")
             bad = sorted(set(values) - set(self.mixing))
             if bad:
-                raise InputError(f"{cls}: per_material[{name!r}]: {', '.join(bad)} cannot be given per material; "
-                                 f"per-material parameters: {', '.join(self.mixing)}")
+                hint = "".join(did_you_mean(b, self.mixing) for b in bad if b not in known)
+                raise InputError(f"{cls}: per_material[{name!r}]: {', '.join(bad)} cannot be given per material"
+                                 f"{hint}; per-material parameters: {', '.join(self.mixing)}")
             out[name] = {k: known[k].check(v) for k, v in values.items()}
         return out
 

@@ -3,6 +3,7 @@ from __future__ import annotations
 
 import importlib
 
+from .._validate import did_you_mean
 from ..errors import InputError
 from .base import ContactModel
 from .convex_roll import ConvexRollContact
@@ -48,8 +49,8 @@ def model_class(name) -> type[ContactModel]:
         if not (isinstance(obj, type) and issubclass(obj, ContactModel)):
             raise InputError(f"contact model type {name!r} is not a contact model (a law made with @contact_law)")
         return obj
-    raise InputError(f"unknown type {name!r} of contact model; known: {', '.join(sorted(MODELS))}, or "
-                     f"'module:name' of a law made with @contactlab.contact_law")
+    raise InputError(f"unknown type {name!r} of contact model{did_you_mean(name, MODELS)}; known: "
+                     f"{', '.join(sorted(MODELS))}, or 'module:name' of a law made with @contactlab.contact_law")
 
 
 def model_from_dict(data: dict) -> ContactModel:

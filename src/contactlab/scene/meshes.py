@@ -24,18 +24,26 @@ def load_mesh(source, scale: float = 1.0) -> tuple[np.ndarray, np.ndarray]:
     CAD file in millimetres)."""
     if isinstance(source, (str, os.PathLike)):
         path = Path(source)
+        if path.is_dir():
+            raise InputError(f"mesh file {str(path)!r} is a directory, not a mesh file (STL, OBJ, PLY, ...)")
         if not path.is_file():
             raise InputError(f"mesh file {str(path)!r} does not exist")
         try:
             import trimesh
         except ImportError as exc:  # pragma: no cover - a dependency of the package
             raise InputError("reading mesh files needs the 'trimesh' package (pip install trimesh)") from exc
+        kind = path.suffix.lstrip(".").upper() or "mesh"
         try:
             mesh = trimesh.load(str(path), force="mesh", process=False)
-        except Exception as exc:
-            raise InputError(f"cannot read mesh file {str(path)!r}: {exc}") from None
-        vertices = np.asarray(mesh.vertices, dtype=np.float64)
-        faces = np.asarray(mesh.faces, dtype=np.int64)
+            vertices = np.asarray(mesh.vertices, dtype=np.float64)
+            faces = np.asarray(mesh.faces, dtype=np.int64)
+        except Exception as exc:  # trimesh raises many kinds (ValueError, KeyError, ImportError, ...)
+            raise InputError(f"cannot read mesh file {str(path)!r} as {kind} ({type(exc).__name__}: {exc}); is it a "
+                             f"mesh file? contactlab reads what trimesh reads: STL (binary or ASCII), OBJ, PLY, OFF, "
+                             f"GLB/GLTF, ...") from None
+        if len(faces) == 0:
+            raise InputError(f"mesh file {str(path)!r} holds no triangles ({len(vertices)} vertices read as {kind}): "
+                             f"it is empty, or not a mesh in the {kind} format")
         label = repr(str(path))
     else:
         try:

@@ -1,9 +1,11 @@
 """The scene builder: a mutable, validating collection of spheres, walls and materials."""
 from __future__ import annotations
 
+import contextlib
+
 import numpy as np
 
-from .._validate import as_vec3
+from .._validate import as_bool, as_vec3, checked_api
 from ..errors import InputError
 from ..materials import Material
 from ..model import Model
@@ -17,6 +19,7 @@ from .walls import WallBuilder
 __all__ = ["Scene"]
 
 
+@checked_api
 class Scene:
     """What to simulate: bodies (spheres, ellipsoids, convex polyhedra, convex rolls), plane walls,
     mesh walls, materials and gravity.
@@ -60,6 +63,18 @@ class Scene:
         self._materials.append(material)
         return len(self._materials) - 1
 
+    @contextlib.contextmanager
+    def _new_material(self, material):
+        """The material's index for an ``add_*`` that validates after choosing it: a material the
+        scene did not hold yet is dropped again when the addition fails (nothing half-added)."""
+        before = len(self._materials)
+        mid = self._material_id(material)
+        try:
+            yield mid
+        except BaseException:
+            del self._materials[before:]
+            raise
+
     @property
     def materials(self) -> tuple[Material, ...]:
         """Materials in the order they were first used."""
@@ -100,8 +115,9 @@ class Scene:
             velocity and ignores forces (change them with ``Simulation.set_velocity``).
         """
         p, r, v, w = check_one_sphere(position, radius, velocity, angular_velocity)
+        fixed = as_bool("fixed", fixed)
         mid = self._material_id(material)
-        return int(self._spheres.add(p, r, mid, v, w, bool(fixed))[0])
+        return int(self._spheres.add(p, r, mid, v, w, fixed)[0])
 
     def add_spheres(self, positions, radii, material, *, velocities=None, angular_velocities=None,
                     fixed: bool = False) -> np.ndarray:
@@ -111,8 +127,9 @@ class Scene:
         ``angular_velocities`` (N, 3) or one 3-vector for all (default zero).
         """
         p, r, v, w = check_many_spheres(positions, radii, velocities, angular_velocities)
+        fixed = as_bool("fixed", fixed)
         mid = self._material_id(material)
-        return self._spheres.add(p, r, mid, v, w, bool(fixed))
+        return self._spheres.add(p, r, mid, v, w, fixed)
 
     def fill_box(self, lower, upper, radius, material, *, spacing=None, radius_spread=0.0, jitter=0.0,
                  seed=0, max_count=None, velocity=(0.0, 0.0, 0.0)) -> np.ndarray:
@@ -130,9 +147,10 @@ class Scene:
     def _add_body(self, body: Body, material, velocity, angular_velocity, fixed) -> int:
         v = as_vec3("velocity", velocity)
         w = as_vec3("angular_velocity", angular_velocity)
+        fixed = as_bool("fixed", fixed)
         mid = self._material_id(material)
         return int(self._spheres.add(body.centre[None, :], np.array([body.bounding_radius]), mid, v[None, :],
-                                     w[None, :], bool(fixed), body=body)[0])
+                                     w[None, :], fixed, body=body)[0])
 
     def add_ellipsoid(self, position, semi_axes, material, *, orientation=None, velocity=(0.0, 0.0, 0.0),
                       angular_velocity=(0.0, 0.0, 0.0), fixed: bool = False) -> int:
@@ -239,8 +257,8 @@ class Scene:
         double counting at edges and vertices, no force jump rolling across them);
         ``Simulation.mesh_forces()`` and ``mesh_torques()`` give the load on each mesh.
         """
-        mid = self._material_id(material)
-        return self._meshes.add(source, mid, velocity, angular_velocity, centre, scale, name)
+        with self._new_material(material) as mid:   # registered only if the mesh is added
+            return self._meshes.add(source, mid, velocity, angular_velocity, centre, scale, name)
 
     # ------------------------------------------------------------------ walls
     def add_wall(self, point, normal, material, *, velocity=(0.0, 0.0, 0.0)) -> int:
@@ -258,8 +276,8 @@ class Scene:
         velocity : 3 floats, m/s
             Constant translation velocity of the wall (default at rest).
         """
-        mid = self._material_id(material)
-        return self._walls.add(point, normal, mid, velocity)
+        with self._new_material(material) as mid:   # registered only if the wall is added
+            return self._walls.add(point, normal, mid, velocity)
 
     # ------------------------------------------------------------------ freeze
     def finalize(self) -> tuple[Model, State]:
