@@ -94,7 +94,7 @@ def as_int(name: str, value: Any, *, low: int | None = None, high: int | None = 
     if (low is not None and k < low) or (high is not None and k > high):
         lo = "" if low is None else f"{low} <= "
         hi = "" if high is None else f" <= {high}"
-        raise InputError(f"{name} must satisfy {lo}{name}{hi}, got {k}")
+        raise InputError(f"{name} must satisfy {lo}{name.split(': ')[-1]}{hi}, got {k}")
     return k
 
 
@@ -171,7 +171,7 @@ def as_positive_array(name: str, value: Any, n: int, unit: str = "") -> np.ndarr
     if bad.any():
         k = int(np.flatnonzero(bad)[0])
         u = f" {unit}" if unit else ""
-        raise InputError(f"{name}[{k}] must be finite and > 0{u}, got {arr[k]!r}")
+        raise InputError(f"{name}[{k}] must be finite and > 0{u}, got {float(arr[k])!r}")
     return np.array(arr, dtype=np.float64, copy=True)
 
 

@@ -44,7 +44,7 @@ from typing import Any
 import numpy as np
 
 from .._validate import did_you_mean
-from ..errors import InputError, SceneFileError
+from ..errors import InputError, SceneFileError, StabilityError
 from ..laws.define import Contact
 from ..laws.registry import MODELS, model_class, model_from_dict
 from ..materials import Material
@@ -102,8 +102,10 @@ class SceneSpec:
             sim = Simulation(self.scene, self.model, **self.simulation)
         except SceneFileError:
             raise
-        except InputError as exc:  # an argument from [simulation] (a StabilityError stays one)
-            raise type(exc)(f"{self.path}: [simulation] {exc}") from None
+        except StabilityError as exc:  # dt from [simulation]: still a StabilityError for scripts that catch it
+            raise StabilityError(f"{self.path}: [simulation] {exc}") from None
+        except InputError as exc:  # another argument from [simulation], or the bodies it was given
+            raise SceneFileError(f"{self.path}: [simulation] {exc}") from None
         if self.bonds is not None:
             try:
                 sim.bond(**self.bonds)

@@ -130,7 +130,8 @@ def _hull(vertices):
     try:
         hull = ConvexHull(v)
     except QhullError as exc:
-        raise InputError(f"the vertices do not span a volume (flat or degenerate polyhedron): {exc}") from None
+        raise InputError(f"the vertices do not span a volume (flat or degenerate polyhedron): "
+                         f"{str(exc).strip().splitlines()[0]}") from None
     if len(hull.vertices) > 64:
         raise InputError(f"a convex polyhedron may have at most 64 vertices on its hull, got {len(hull.vertices)}")
     used = np.sort(hull.vertices)
