@@ -133,7 +133,7 @@ def test_checkpoint_reporter_and_atomic_write(glass, tmp_path, monkeypatch):
 def test_checkpoint_rejects_garbage(tmp_path):
     bad = tmp_path / "bad.npz"
     bad.write_bytes(b"not a checkpoint")
-    with pytest.raises(cl.InputError, match="not a readable contactlab checkpoint"):
+    with pytest.raises(cl.InputError, match=r"is not a contactlab checkpoint \(a checkpoint is a NumPy .npz archive; this file starts with b.not "):
         cl.Simulation.load_checkpoint(bad)
     with pytest.raises(cl.InputError, match="does not exist"):
         cl.Simulation.load_checkpoint(tmp_path / "missing.npz")

@@ -17,8 +17,8 @@ from ._jit import jit
 from .laws import parts
 from .laws.base import HistoryField, Parameter
 from .laws.define import Contact, contact_law
-from .errors import (ContactlabError, InputError, LawError, SceneFileError, SimulationBlowUp, StabilityError,
-                     UncachedLawWarning)
+from .errors import (CheckpointError, ContactlabError, InputError, LawError, OutputError, SceneFileError,
+                     SimulationBlowUp, StabilityError, UncachedLawWarning)
 from .materials import Material
 from .probe import ProbeResult, probe
 from .scene import Scene
@@ -49,6 +49,8 @@ __all__ = [
     "SceneFileError",
     "SimulationBlowUp",
     "StabilityError",
+    "CheckpointError",
+    "OutputError",
     "validate",
     "__version__",
 ]

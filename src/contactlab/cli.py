@@ -138,12 +138,14 @@ def _validate(args) -> int:
 
 def _run(args) -> int:
     from .errors import ContactlabError
+    from .io.atomic import ensure_writable_folder
     from .io.checkpoint import CheckpointReporter
     from .io.csv import EnergyCSVReporter
     from .io.scenefile import default_scene_path, load_scene_file
     from .io.vtk import VTKReporter
 
     scene_path = Path(args.scene) if args.scene else default_scene_path()
+    out, created = None, False
     try:
         spec = load_scene_file(scene_path)
         out = Path(args.out) if args.out else Path(spec.output["directory"])
@@ -154,6 +156,8 @@ def _run(args) -> int:
             return 2
         if args.threads is not None:
             spec.simulation["threads"] = args.threads
+        # an output folder that cannot be written is reported now, before compiling or running
+        created = ensure_writable_folder(out)
         print(f"contactlab: scene {scene_path} ({spec.scene.n_spheres} spheres, {spec.scene.n_walls} walls, "
               f"{spec.model.name})", flush=True)
         t0 = time.perf_counter()
@@ -167,15 +171,15 @@ def _run(args) -> int:
 
             sim = Simulation.load_checkpoint(args.restart, threads=spec.simulation.get("threads"))
             if sim.model.n_spheres != spec.scene.n_spheres:
-                print(f"contactlab: checkpoint {args.restart} has {sim.model.n_spheres} spheres but the scene has "
-                      f"{spec.scene.n_spheres}", file=sys.stderr)
+                print(f"contactlab: error: checkpoint {args.restart} has {sim.model.n_spheres} bodies but the scene "
+                      f"{scene_path} has {spec.scene.n_spheres}", file=sys.stderr)
+                _remove_if_empty(out, created)
                 return 2
         else:
             sim = spec.build_simulation()
         setup = time.perf_counter() - t0
         print(f"contactlab: ready in {setup:.1f} s; dt = {sim.dt:.4g} s (stability limit {sim.stability_limit:.4g} s)",
               flush=True)
-        out.mkdir(parents=True, exist_ok=True)
         o = spec.output
         if o["vtk_interval"] and not args.no_vtk:
             sim.add_reporter(VTKReporter(out, interval=o["vtk_interval"], contacts=o["vtk_contacts"],
@@ -185,6 +189,11 @@ def _run(args) -> int:
                                                resume=bool(args.restart)))
         if o["checkpoint_interval"]:
             sim.add_reporter(CheckpointReporter(out / "checkpoint.npz", interval=o["checkpoint_interval"]))
+    except ContactlabError as exc:
+        print(f"contactlab: error: {exc}", file=sys.stderr)
+        _remove_if_empty(out, created)
+        return 1
+    try:
         remaining = max(duration - sim.time, 0.0)
         try:
             sim.run(duration=remaining, progress=(o["progress"] and not args.quiet) or None)
@@ -207,6 +216,15 @@ def _run(args) -> int:
         f"(dissipated {e['dissipated']:.4g} J); output in {out}/"
     )
     return 0
+
+
+def _remove_if_empty(folder, created: bool) -> None:
+    """Take back an output folder this run created, if nothing was written into it."""
+    if created and folder is not None:
+        try:
+            folder.rmdir()
+        except OSError:
+            pass
 
 
 if __name__ == "__main__":  # pragma: no cover

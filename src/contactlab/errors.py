@@ -6,8 +6,8 @@ code that validates input keeps working.
 """
 from __future__ import annotations
 
-__all__ = ["ContactlabError", "InputError", "SceneFileError", "StabilityError", "SimulationBlowUp", "LawError",
-           "UncachedLawWarning"]
+__all__ = ["ContactlabError", "InputError", "SceneFileError", "StabilityError", "CheckpointError", "OutputError",
+           "SimulationBlowUp", "LawError", "UncachedLawWarning"]
 
 
 class ContactlabError(Exception):
@@ -24,6 +24,17 @@ class SceneFileError(InputError):
 
 class StabilityError(InputError):
     """The requested time step is above the stability limit of the contacts that can occur."""
+
+
+class CheckpointError(InputError):
+    """A checkpoint file cannot be resumed: it is missing, truncated or damaged, not a contactlab
+    checkpoint, or of another format version (the message names the file and what is wrong)."""
+
+
+class OutputError(InputError):
+    """An output file or folder cannot be written (a path through a file, no permission, a full
+    disk).  Raised when a reporter is attached or ``contactlab run`` starts, before any step is
+    taken, or when a write fails during a run (the previous checkpoint is then left intact)."""
 
 
 class LawError(ContactlabError, ValueError):

@@ -11,19 +11,23 @@ every array the step kernels read is restored, and time is computed from the ste
 from __future__ import annotations
 
 import json
-import os
+import re
+import zipfile
+import zlib
 from pathlib import Path
 
 import numpy as np
 
 from .._validate import as_int, checked_api
 from ..bonds import BondLog
-from ..errors import InputError
+from ..engine import layout
+from ..errors import CheckpointError
 from ..laws.registry import model_from_dict
 from ..materials import Material
 from ..model import Model
 from ..neighbors.exclusions import Exclusions
 from ..state import State
+from .atomic import atomic_write, ensure_writable_folder, remove_stale_temporaries
 from .reporter import Reporter
 
 __all__ = ["save_checkpoint", "load_checkpoint", "CheckpointReporter", "FORMAT_VERSION"]
@@ -37,6 +41,12 @@ _STATE_ARRAYS = ("positions", "velocities", "angular_velocities", "orientations"
                  "wall_points", "wall_velocities", "dissipated", "boundary_work", "dissipation_terms",
                  "damping_work", "mesh_positions", "mesh_orientations", "mesh_velocities", "mesh_angular_velocities",
                  "shape_data")
+_TABLE_ARRAYS = ("pair_i", "pair_j", "hist", "out", "status", "ref_pos", "wall_ref")
+#: entries every checkpoint of this format holds
+_REQUIRED = ([f"model_{k}" for k in _MODEL_ARRAYS] + [f"state_{k}" for k in _STATE_ARRAYS]
+             + [f"table_{k}" for k in _TABLE_ARRAYS]
+             + ["boundary_power", "damping_force", "mesh_build_pos", "mesh_build_quat", "exclusions_material_active",
+                "exclusions_keys"])
 
 
 def save_checkpoint(sim, path) -> Path:
@@ -44,12 +54,13 @@ def save_checkpoint(sim, path) -> Path:
     path = Path(path)
     if path.suffix != ".npz":
         path = path.with_name(path.name + ".npz")
-    path.parent.mkdir(parents=True, exist_ok=True)
+    if not path.parent.is_dir():
+        ensure_writable_folder(path.parent, "checkpoint folder")
     t = sim.table
     arrays = {f"model_{k}": getattr(sim.model, k) for k in _MODEL_ARRAYS}
     arrays.update({f"state_{k}": getattr(sim.state, k) for k in _STATE_ARRAYS})
     arrays.update({f"table_{k}": v for k, v in t.saved().items()})
-    arrays["boundary_power"] = sim._owner[:, 8]
+    arrays["boundary_power"] = sim._owner[:, layout.OWN_BOUNDARY_POWER]
     arrays["damping_force"] = sim._damping_force
     arrays["mesh_build_pos"] = sim._mesh_build_pos
     arrays["mesh_build_quat"] = sim._mesh_build_quat
@@ -78,16 +89,8 @@ def save_checkpoint(sim, path) -> Path:
         "shape_contact": sim.shape_contact,
     }
     arrays["meta"] = np.array(json.dumps(meta))
-    tmp = path.with_name(f".{path.name}.{os.getpid()}.tmp")
-    try:
-        with open(tmp, "wb") as f:
-            np.savez(f, **arrays)
-            f.flush()
-            os.fsync(f.fileno())
-        os.replace(tmp, path)
-    finally:
-        if tmp.exists():
-            tmp.unlink()
+    with atomic_write(path) as f:
+        np.savez(f, **arrays)
     return path
 
 
@@ -95,20 +98,74 @@ def load_checkpoint(path, *, threads: int | None = None):
     """Resume a simulation from a checkpoint written by :func:`save_checkpoint`.
 
     ``threads`` overrides the saved thread count (results do not depend on it).  Reporters are
-    not saved: attach them again.
+    not saved: attach them again.  A missing, empty, truncated, damaged or foreign file, or one of
+    another format version, raises :class:`~contactlab.errors.CheckpointError` saying which.
     """
+    path = Path(path)
+    data, meta = _read(path)
+    try:
+        return _resume(path, data, meta, threads)
+    except CheckpointError:
+        raise
+    except (KeyError, ValueError, TypeError, OSError, EOFError, zipfile.BadZipFile, zlib.error) as exc:
+        raise CheckpointError(f"checkpoint {str(path)!r} is damaged: {type(exc).__name__}: {exc} (a contactlab "
+                              f"checkpoint is written whole or not at all: this one was changed afterwards)") from None
+    finally:
+        data.close()
+
+
+def _read(path: Path):
+    """The open archive and its metadata, or a CheckpointError that says what the file is."""
+    if not path.exists():
+        raise CheckpointError(f"checkpoint {str(path)!r} does not exist")
+    if path.is_dir():
+        raise CheckpointError(f"checkpoint {str(path)!r} is a folder, not a checkpoint file")
+    size = path.stat().st_size
+    with open(path, "rb") as f:
+        head = f.read(4)
+    if size == 0:
+        raise CheckpointError(f"checkpoint {str(path)!r} is empty (0 bytes): not a contactlab checkpoint")
+    if head != b"PK\x03\x04":
+        raise CheckpointError(f"{str(path)!r} is not a contactlab checkpoint (a checkpoint is a NumPy .npz archive; "
+                              f"this file starts with {head!r})")
+    try:
+        with zipfile.ZipFile(path) as archive:   # every entry against its CRC: a changed byte is found here
+            bad = archive.testzip()
+        if bad is not None:
+            raise CheckpointError(f"checkpoint {str(path)!r} is damaged: its entry {bad!r} fails its checksum (the "
+                                  f"file changed after it was written); resume from an earlier checkpoint")
+        data = np.load(path, allow_pickle=False)
+    except (zipfile.BadZipFile, OSError, ValueError, EOFError, zlib.error) as exc:
+        raise CheckpointError(f"checkpoint {str(path)!r} is truncated or damaged ({size} bytes; {exc}); resume from "
+                              f"an earlier checkpoint") from None
+    try:
+        if "meta" not in data.files:
+            raise CheckpointError(f"{str(path)!r} is a NumPy archive but not a contactlab checkpoint (it holds "
+                                  f"{', '.join(data.files[:6]) or 'nothing'}{' ...' if len(data.files) > 6 else ''}, "
+                                  f"no 'meta')")
+        meta = json.loads(str(data["meta"]))
+        if not isinstance(meta, dict) or meta.get("format") != "contactlab-checkpoint":
+            raise CheckpointError(f"{str(path)!r} is not a contactlab checkpoint (its 'meta' is not contactlab's)")
+        if meta.get("version") != FORMAT_VERSION:
+            raise CheckpointError(f"checkpoint {str(path)!r} is of format version {meta.get('version')!r}; this "
+                                  f"contactlab reads version {FORMAT_VERSION} (resume it with the contactlab that "
+                                  f"wrote it)")
+    except CheckpointError:
+        data.close()
+        raise
+    except (KeyError, ValueError, TypeError, OSError, EOFError, zipfile.BadZipFile, zlib.error) as exc:
+        data.close()
+        raise CheckpointError(f"checkpoint {str(path)!r} is truncated or damaged ({type(exc).__name__}: {exc})") from None
+    return data, meta
+
+
+def _resume(path: Path, data, meta: dict, threads):
     from ..simulation import Simulation
 
-    path = Path(path)
-    if not path.exists():
-        raise InputError(f"checkpoint {str(path)!r} does not exist")
-    try:
-        data = np.load(path, allow_pickle=False)
-        meta = json.loads(str(data["meta"]))
-    except Exception as exc:  # a damaged or foreign file
-        raise InputError(f"{str(path)!r} is not a readable contactlab checkpoint: {exc}") from None
-    if meta.get("format") != "contactlab-checkpoint" or meta.get("version") != FORMAT_VERSION:
-        raise InputError(f"{str(path)!r} is not a contactlab checkpoint of format version {FORMAT_VERSION}")
+    missing = [k for k in _REQUIRED if k not in data.files]
+    if missing:
+        raise CheckpointError(f"checkpoint {str(path)!r} lacks {', '.join(missing[:5])}"
+                              f"{' ...' if len(missing) > 5 else ''}: it is damaged or was not written by contactlab")
     materials = tuple(Material(**m) for m in meta["materials"])
     model_arrays = {k: np.array(data[f"model_{k}"]) for k in _MODEL_ARRAYS}
     model = Model(materials=materials, mesh_names=tuple(meta["mesh_names"]), **model_arrays)
@@ -117,7 +174,7 @@ def load_checkpoint(path, *, threads: int | None = None):
     contact_model = model_from_dict(meta["contact_model"])
     sim = Simulation.__new__(Simulation)
     sim._bond_log = BondLog({k[len("bonds_"):]: data[k] for k in data.files if k.startswith("bonds_")})
-    table_data = {k: data[f"table_{k}"] for k in ("pair_i", "pair_j", "hist", "out", "status", "ref_pos", "wall_ref")}
+    table_data = {k: data[f"table_{k}"] for k in _TABLE_ARRAYS}
     table_data.update(skin=meta["skin"], builds=meta["builds"])
     exclusions = Exclusions(len(materials), model.n_spheres + model.n_walls + model.n_triangles,
                             np.array(data["exclusions_material_active"]), np.array(data["exclusions_keys"]))
@@ -126,7 +183,7 @@ def load_checkpoint(path, *, threads: int | None = None):
                threads=threads if threads is not None else meta["threads"], check_initial=False,
                table_data=table_data, exclusions=exclusions, local_damping=meta["local_damping"],
                shape_contact=meta["shape_contact"])
-    sim._owner[:, 8] = data["boundary_power"]
+    sim._owner[:, layout.OWN_BOUNDARY_POWER] = data["boundary_power"]
     sim._damping_force[...] = data["damping_force"]
     sim._mesh_build_pos[...] = data["mesh_build_pos"]
     sim._mesh_build_quat[...] = data["mesh_build_quat"]
@@ -157,6 +214,17 @@ class CheckpointReporter(Reporter):
         self.keep = as_int("CheckpointReporter: keep", keep, low=1)
         self.written: list[Path] = []
 
+    def attach(self, sim) -> None:
+        super().attach(sim)
+        ensure_writable_folder(self.path.parent, "checkpoint folder")
+        remove_stale_temporaries(self.path.parent, keep=lambda name: name.endswith(".npz"))
+        if self.keep > 1 and not self.written:
+            # a run restarted into the same folder counts the checkpoints already there
+            stem = self.path.name[:-4] if self.path.name.endswith(".npz") else self.path.name
+            pattern = re.compile(rf"^{re.escape(stem)}_(\d{{10}})\.npz$")
+            found = sorted((int(m.group(1)), f) for f in self.path.parent.iterdir() if (m := pattern.match(f.name)))
+            self.written = [f for _, f in found]
+
     def report(self, sim) -> None:
         if sim.step == 0:
             return
@@ -165,7 +233,7 @@ class CheckpointReporter(Reporter):
         else:
             stem = self.path.name[:-4] if self.path.name.endswith(".npz") else self.path.name
             target = self.path.with_name(f"{stem}_{sim.step:010d}.npz")
-        written = save_checkpoint(sim, target)
+        written = save_checkpoint(sim, target)   # complete (renamed into place) before an old one goes
         if written not in self.written:
             self.written.append(written)
         while len(self.written) > self.keep:

@@ -5,12 +5,20 @@ import time as _time
 from pathlib import Path
 
 from .._validate import checked_api
+from ..errors import OutputError
+from .atomic import ensure_writable_folder
 from .reporter import Reporter
 
 __all__ = ["EnergyCSVReporter", "ENERGY_COLUMNS"]
 
 ENERGY_COLUMNS = ("step", "time", "kinetic", "rotational", "gravitational", "elastic", "dissipated", "total",
                   "boundary_work", "balance_error", "contacts", "wall_seconds")
+
+
+def _complete(row: str) -> bool:
+    """A whole row: every column present and the step an integer."""
+    cells = row.split(",")
+    return len(cells) == len(ENERGY_COLUMNS) and cells[0].isdigit() and all(cells)
 
 
 @checked_api
@@ -40,17 +48,21 @@ class EnergyCSVReporter(Reporter):
 
     def attach(self, sim) -> None:
         super().attach(sim)
-        self.path.parent.mkdir(parents=True, exist_ok=True)
+        ensure_writable_folder(self.path.parent, "CSV output folder")
         kept = []
         if self.resume and self.path.exists():
-            with open(self.path, encoding="utf-8") as f:
-                rows = f.read().splitlines()[1:]
-            kept = [r for r in rows if r and int(r.split(",", 1)[0]) < sim.step]
-        self._file = open(self.path, "w", encoding="utf-8")
-        self._file.write(",".join(ENERGY_COLUMNS) + "\n")
-        for r in kept:
-            self._file.write(r + "\n")
-        self._file.flush()
+            with open(self.path, encoding="utf-8", errors="replace") as f:
+                rows = f.read().split("\n")[1:]
+            # complete rows of earlier steps only: a run killed while writing may have left half a row
+            kept = [r for r in rows if _complete(r) and int(r.split(",", 1)[0]) < sim.step]
+        try:
+            self._file = open(self.path, "w", encoding="utf-8")
+            self._file.write(",".join(ENERGY_COLUMNS) + "\n")
+            for r in kept:
+                self._file.write(r + "\n")
+            self._file.flush()
+        except OSError as exc:
+            raise OutputError(f"cannot write {str(self.path)!r}: {exc.strerror or exc}") from None
         self._start = _time.perf_counter()
 
     def report(self, sim) -> None:
@@ -58,8 +70,11 @@ class EnergyCSVReporter(Reporter):
         row = [str(sim.step), repr(sim.time)]
         row += [repr(e[k]) for k in ENERGY_COLUMNS[2:10]]
         row += [str(sim.n_contacts()), f"{_time.perf_counter() - self._start:.3f}"]
-        self._file.write(",".join(row) + "\n")
-        self._file.flush()
+        try:
+            self._file.write(",".join(row) + "\n")
+            self._file.flush()
+        except OSError as exc:
+            raise OutputError(f"cannot write {str(self.path)!r}: {exc.strerror or exc}") from None
 
     def close(self, sim) -> None:
         if self._file is not None:

@@ -20,7 +20,8 @@ from pathlib import Path
 import numpy as np
 
 from .._validate import as_bool, did_you_mean
-from ..errors import InputError
+from ..errors import InputError, OutputError
+from .atomic import ensure_writable_folder
 from .reporter import Reporter
 
 __all__ = ["Recorder", "SPHERE_QUANTITIES", "WALL_QUANTITIES", "GLOBAL_QUANTITIES"]
@@ -83,8 +84,11 @@ class Recorder(Reporter):
         super().attach(sim)
         sample = self._sample(sim)  # validates the names against the target
         if self.csv_path is not None:
-            self.csv_path.parent.mkdir(parents=True, exist_ok=True)
-            self._csv = open(self.csv_path, "w", encoding="utf-8")
+            ensure_writable_folder(self.csv_path.parent, "recorder CSV folder")
+            try:
+                self._csv = open(self.csv_path, "w", encoding="utf-8")
+            except OSError as exc:
+                raise OutputError(f"cannot write {str(self.csv_path)!r}: {exc.strerror or exc}") from None
             header = ["time", "step"]
             for q in self.quantities:
                 header += _columns(q, np.ndim(sample[q]) and np.size(sample[q]))

@@ -26,12 +26,13 @@ The XML uses raw appended binary data (little endian, UInt64 headers): compact a
 """
 from __future__ import annotations
 
-import os
 from pathlib import Path
 
 import numpy as np
 
 from .._validate import checked_api
+from ..errors import InputError
+from .atomic import atomic_write_bytes, ensure_writable_folder, remove_stale_temporaries
 from .reporter import Reporter
 
 __all__ = ["VTKReporter", "write_polydata", "write_pvd", "read_pvd"]
@@ -43,15 +44,6 @@ _VTK_TYPES = {
     np.dtype(np.int32): "Int32",
     np.dtype(np.uint8): "UInt8",
 }
-
-
-def _atomic_write_bytes(path: Path, data: bytes) -> None:
-    tmp = path.with_name(f".{path.name}.{os.getpid()}.tmp")
-    with open(tmp, "wb") as f:
-        f.write(data)
-        f.flush()
-        os.fsync(f.fileno())
-    os.replace(tmp, path)
 
 
 def write_polydata(path, points, *, verts: bool = False, lines=None, polys=None, point_data=None,
@@ -135,7 +127,7 @@ def write_polydata(path, points, *, verts: bool = False, lines=None, polys=None,
         body.append("      </Polys>\n")
     tail = "    </Piece>\n  </PolyData>\n  <AppendedData encoding=\"raw\">\n   _"
     data = "".join(head + body).encode() + tail.encode() + b"".join(blocks) + b"\n  </AppendedData>\n</VTKFile>\n"
-    _atomic_write_bytes(Path(path), data)
+    atomic_write_bytes(Path(path), data)
 
 
 def write_pvd(path, entries) -> None:
@@ -146,7 +138,7 @@ def write_pvd(path, entries) -> None:
     for t, name in entries:
         lines.append(f'    <DataSet timestep="{t:.12g}" group="" part="0" file="{name}"/>\n')
     lines.append("  </Collection>\n</VTKFile>\n")
-    _atomic_write_bytes(Path(path), "".join(lines).encode())
+    atomic_write_bytes(Path(path), "".join(lines).encode())
 
 
 def read_pvd(path) -> list[tuple[float, str]]:
@@ -156,8 +148,11 @@ def read_pvd(path) -> list[tuple[float, str]]:
     path = Path(path)
     if not path.exists():
         return []
-    root = ET.parse(path).getroot()
-    return [(float(e.get("timestep")), e.get("file")) for e in root.iter("DataSet")]
+    try:
+        root = ET.parse(path).getroot()
+        return [(float(e.get("timestep")), e.get("file")) for e in root.iter("DataSet")]
+    except (ET.ParseError, TypeError, ValueError) as exc:
+        raise InputError(f"{str(path)!r} is not a readable ParaView collection (.pvd): {exc}") from None
 
 
 def _frame_index(name: str) -> int:
@@ -205,11 +200,14 @@ class VTKReporter(Reporter):
 
     def attach(self, sim) -> None:
         super().attach(sim)
-        self.directory.mkdir(parents=True, exist_ok=True)
+        ensure_writable_folder(self.directory, "VTK output folder")
+        remove_stale_temporaries(self.directory)
         if self.resume:
             for series in self.frames:
+                # frames of earlier steps only (the collection stores times to 12 digits: half a
+                # step of margin, so the frame of the restart step is written once, by this run)
                 self.frames[series] = [(t, name) for t, name in read_pvd(self.directory / f"{series}.pvd")
-                                       if t < sim.time]
+                                       if t < sim.time - 0.5 * sim.dt]
             self._next_index = max((_frame_index(name) + 1 for entries in self.frames.values()
                                     for _, name in entries), default=0)
 
