@@ -50,6 +50,33 @@ def _compiled(contact_model, kernel, *args):
         raise explain_compile_error(exc, contact_model) from exc
 
 
+class _ThreadScope:
+    """Numba's thread count (``threads``; None: leave it) and dynamic scheduling for the kernel
+    calls inside the block, restored after it.  (One module-level class: a class made per call
+    would be garbage that only the cyclic collector frees, and a long run makes millions.)"""
+
+    __slots__ = ("threads", "old", "old_chunk")
+
+    def __init__(self, threads: int | None):
+        self.threads = threads
+
+    def __enter__(self):
+        self.old = numba.get_num_threads()
+        if self.threads is not None:
+            numba.set_num_threads(self.threads)
+        # hand out the blocks of the parallel loops one at a time (dynamic scheduling): contacts
+        # cluster (a bed at the bottom, free fall above), so equal contiguous halves of the sphere
+        # range would leave a thread idle; results do not depend on it
+        self.old_chunk = numba.get_parallel_chunksize()
+        numba.set_parallel_chunksize(1)
+        return self
+
+    def __exit__(self, *exc):
+        numba.set_parallel_chunksize(self.old_chunk)
+        numba.set_num_threads(self.old)
+        return False
+
+
 @checked_api
 class Simulation:
     """Run a scene with a contact model.
@@ -602,26 +629,8 @@ class Simulation:
         raise InputError(f"material {x!r} is not used in this scene; its materials: {names}")
 
     # ------------------------------------------------------------------ kernels
-    def _threads(self):
-        sim = self
-
-        class _Ctx:
-            def __enter__(self):
-                self.old = numba.get_num_threads()
-                if sim.threads is not None:
-                    numba.set_num_threads(sim.threads)
-                # hand out the blocks of the parallel loops one at a time (dynamic scheduling):
-                # contacts cluster (a bed at the bottom, free fall above), so equal contiguous halves
-                # of the sphere range would leave a thread idle; results do not depend on it
-                self.old_chunk = numba.get_parallel_chunksize()
-                numba.set_parallel_chunksize(1)
-
-            def __exit__(self, *exc):
-                numba.set_parallel_chunksize(self.old_chunk)
-                numba.set_num_threads(self.old)
-                return False
-
-        return _Ctx()
+    def _threads(self) -> "_ThreadScope":
+        return _ThreadScope(self.threads)
 
     def _rebuild(self, extra_pairs=None):
         s, m = self.state, self.model
