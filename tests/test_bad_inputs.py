@@ -18,6 +18,7 @@ import pytest
 
 import contactlab as cl
 from contactlab.cli import main as cli_main
+from helpers.scene_text import TWO_BEADS_ON_A_FLOOR
 
 GLASS = cl.Material(density=2500.0, young=1e7, poisson=0.3, name="glass")
 R = 1e-3
@@ -266,41 +267,7 @@ def test_python_api(case, running, tmp_path):
 
 
 # ------------------------------------------------------------------------------------------------ scene files
-GOOD = """
-[simulation]
-gravity = [0.0, 0.0, -9.81]
-duration = 0.001
-
-[materials.glass]
-density = 2500.0
-young = 1e7
-poisson = 0.3
-
-[[sphere]]
-position = [0.0, 0.0, 0.0015]
-radius = 0.001
-material = "glass"
-
-[[sphere]]
-position = [0.0, 0.0, 0.0036]
-radius = 0.001
-material = "glass"
-
-[[wall]]
-point = [0.0, 0.0, 0.0]
-normal = [0.0, 0.0, 1.0]
-material = "glass"
-
-[model]
-type = "HertzMindlin"
-restitution = 0.5
-friction = 0.5
-
-[output]
-vtk_interval = 0.0005
-csv_interval = 0.0005
-checkpoint_interval = 0.0005
-"""
+GOOD = TWO_BEADS_ON_A_FLOOR
 
 S = cl.SceneFileError
 SCENE_FILE = [

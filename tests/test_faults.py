@@ -23,6 +23,7 @@ from contactlab.cli import main as cli_main
 from contactlab.io.reporter import Reporter
 from contactlab.io.vtk import read_pvd
 from helpers import fault_scene
+from helpers.scene_text import TWO_BEADS_ON_A_FLOOR
 
 HELPER = Path(fault_scene.__file__)
 STEPS = 6000
@@ -249,35 +250,7 @@ def test_a_read_only_output_folder_is_reported(tmp_path):
         folder.chmod(0o700)
 
 
-SCENE = """
-[simulation]
-gravity = [0.0, 0.0, -9.81]
-duration = 0.002
-
-[materials.glass]
-density = 2500.0
-young = 1e7
-poisson = 0.3
-
-[[sphere]]
-position = [0.0, 0.0, 0.0015]
-radius = 0.001
-material = "glass"
-
-[[wall]]
-point = [0.0, 0.0, 0.0]
-normal = [0.0, 0.0, 1.0]
-material = "glass"
-
-[model]
-type = "HertzMindlin"
-restitution = 0.5
-friction = 0.5
-
-[output]
-vtk_interval = 0.001
-checkpoint_interval = 0.001
-"""
+SCENE = TWO_BEADS_ON_A_FLOOR
 
 
 def test_cli_reports_an_unwritable_output_folder_before_it_runs(tmp_path, capsys):
