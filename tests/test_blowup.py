@@ -219,3 +219,15 @@ def test_expected_peak_overlap_against_hertz_impact_theory(glass):
     assert est["peak"] == pytest.approx(closed, rel=1e-3) and est["speed"] == pytest.approx(v, rel=1e-3)
     # the tangent stiffness at that overlap, 2 E* sqrt(R* delta)
     assert est["stiffness"] == pytest.approx(2.0 * e_star * math.sqrt(r / 2 * half), rel=1e-2)
+
+
+def test_the_estimate_takes_either_body_as_the_free_one(glass):
+    """A fixed sphere on either side of the pair gives the same estimate (v sqrt(m/k), elastic)."""
+    from contactlab.diagnosis import expected_peak_overlap
+
+    model = cl.models.LinearSpringDashpot(stiffness=100.0, restitution=1.0, friction=0.5)
+    m = glass.density * 4.0 / 3.0 * math.pi * 1e-9
+    common = dict(overlap=0.0, closing_speed=0.3, radius_i=1e-3, radius_j=1e-3, material_i=glass, material_j=glass)
+    a = expected_peak_overlap(model, mass_i=m, mass_j=math.inf, **common)
+    b = expected_peak_overlap(model, mass_i=math.inf, mass_j=m, **common)
+    assert a["peak"] == pytest.approx(0.3 * math.sqrt(m / 100.0), rel=1e-3) and b["peak"] == pytest.approx(a["peak"])

@@ -114,6 +114,9 @@ def expected_peak_overlap(contact_model, *, overlap: float, closing_speed: float
     m_star = _effective_mass(mass_i, mass_j)
     if not math.isfinite(m_star):
         return None
+    if math.isinf(mass_i):   # the probe moves body i: let it be the free one (the law is symmetric)
+        radius_i, radius_j, material_i, material_j, mass_i, mass_j = (radius_j, radius_i, material_j, material_i,
+                                                                      mass_j, mass_i)
     r_min = min(radius_i, radius_j)
     grid = np.linspace(0.0, r_min, 401)
     kinetic = 0.5 * m_star * max(closing_speed, 0.0) ** 2
