@@ -9,6 +9,8 @@ non-mesh mesh files).  docs/errors.md lists the same catalogue for users.
 from __future__ import annotations
 
 import math
+import os
+import re
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Callable
@@ -336,7 +338,7 @@ def test_scene_file(case, tmp_path, capsys):
     err = capsys.readouterr().err
     assert code != 0
     assert "contactlab: error: " in err and str(path) in err
-    assert __import__("re").search(case.message, err), err
+    assert re.search(case.message, err), err
     assert not out.exists() or not any(out.iterdir()), "a bad scene file left output behind"
 
 
@@ -353,3 +355,88 @@ def test_docs_list_the_catalogue():
     doc = (Path(__file__).resolve().parent.parent / "docs" / "errors.md").read_text()
     missing = [c.name for c in API + SCENE_FILE if f"| {c.name} |" not in doc]
     assert not missing, f"docs/errors.md does not list: {missing}"
+
+
+# ------------------------------------------------------------------------------------------------ every argument
+_CUBE = [[0, 0, 0], [1e-3, 0, 0], [0, 1e-3, 0], [0, 0, 1e-3], [1e-3, 1e-3, 1e-3]]
+
+
+def _calls(sim):
+    """Every public constructor and method that takes numbers, with valid arguments, and the
+    arguments that must be numbers (or vectors, or True/False)."""
+    s = cl.Scene()
+    mesh = (np.array([[0, 0, 0], [1e-2, 0, 0], [0, 1e-2, 0.0]]), [[0, 1, 2]])
+    calls = [
+        (cl.Material, dict(density=2500.0, young=1e7, poisson=0.3)),
+        (cl.Scene, dict(gravity=(0, 0, -9.81))),
+        (s.add_sphere, dict(position=(0, 0, 0), radius=R, material=GLASS, velocity=(0, 0, 0),
+                            angular_velocity=(0, 0, 0), fixed=False)),
+        (s.add_spheres, dict(positions=np.zeros((2, 3)) + [[0, 0, 0], [0, 0, 3e-3]], radii=R, material=GLASS,
+                             velocities=np.zeros((2, 3)), angular_velocities=np.zeros((2, 3)), fixed=False)),
+        (s.fill_box, dict(lower=(0, 0, 0), upper=(0.01, 0.01, 0.01), radius=R, material=GLASS, spacing=2.5e-3,
+                          radius_spread=0.1, jitter=0.1, seed=1, max_count=5, velocity=(0, 0, 0))),
+        (s.add_wall, dict(point=(0, 0, 0), normal=(0, 0, 1), material=GLASS, velocity=(0, 0, 0))),
+        (s.add_mesh, dict(source=mesh, material=GLASS, velocity=(0, 0, 0), angular_velocity=(0, 0, 0),
+                          centre=(0, 0, 0), scale=1.0)),
+        (s.add_ellipsoid, dict(position=(0, 0, 0), semi_axes=(1e-3, 2e-3, 1e-3), material=GLASS,
+                               orientation=(1.0, 0, 0, 0), velocity=(0, 0, 0), angular_velocity=(0, 0, 0),
+                               fixed=False)),
+        (s.add_box, dict(position=(0, 0, 0), half_extents=(1e-3, 1e-3, 1e-3), material=GLASS,
+                         orientation=(1.0, 0, 0, 0), velocity=(0, 0, 0), angular_velocity=(0, 0, 0), fixed=False)),
+        (s.add_polyhedron, dict(vertices=_CUBE, material=GLASS, position=(0, 0, 0), orientation=(1.0, 0, 0, 0),
+                                velocity=(0, 0, 0), angular_velocity=(0, 0, 0), fixed=False, mass=1e-5,
+                                inertia=(1e-12, 1e-12, 1e-12))),
+        (s.add_convex_roll, dict(position=(0, 0, 0), orientation=(1.0, 0, 0, 0), hull_coefficients=[-1.0, 0, 3e-3],
+                                 length=0.01, material=GLASS, mass=1e-3, inertia=(1e-8, 1e-8, 1e-8),
+                                 velocity=(0, 0, 0), angular_velocity=(0, 0, 0), fixed=False)),
+        (sim.run, dict(duration=0.0)),
+        (sim.run, dict(steps=0)),
+        (sim.set_velocity, dict(k=0, velocity=(0, 0, 0), angular_velocity=(0, 0, 0))),
+        (sim.set_wall_velocity, dict(w=0, velocity=(0, 0, 0))),
+        (sim.contact, dict(i=0, j=1)),
+        (cl.io.VTKReporter, dict(directory="unused", interval=1e-3)),
+        (cl.io.EnergyCSVReporter, dict(path="unused.csv", every=10)),
+        (cl.io.CheckpointReporter, dict(path="unused.npz", every=10, keep=2)),
+        (cl.probe, dict(model=cl.models.HertzMindlin(**HM), overlap=[0.0, 1e-6], dt=1e-6, radius=R, mass=1e-5)),
+    ]
+    for cls in (cl.models.HertzMindlin, cl.models.LinearSpringDashpot, cl.models.SphereSphereContact,
+                cl.models.Luding, cl.models.Ice, cl.models.ConvexRollContact, cl.models.VolumeContact):
+        values = {p.name: (p.default if p.default is not None else 0.5) for p in cls.parameters}
+        if cls is cl.models.LinearSpringDashpot or cls is cl.models.VolumeContact:
+            values[cls.parameters[0].name] = 1e3
+        calls.append((cls, values))
+    return calls
+
+
+_NOT_NUMBERS = {"material", "source", "model", "directory", "path"}
+
+
+def test_every_numeric_argument_refuses_text_nan_and_none(running, tmp_path):
+    """For every argument that takes a number, a vector or True/False: a string, a NaN and None
+    (where None is not the default) each raise an InputError that names the argument, never a
+    bare TypeError or ValueError from deeper down, and never pass silently."""
+    problems = []
+    os_cwd = Path.cwd()
+    os.chdir(tmp_path)
+    try:
+        for func, valid in _calls(running):
+            func(**valid)                                                    # the valid call works
+            for arg in valid:
+                if arg in _NOT_NUMBERS:
+                    continue
+                for bad in ("abc", math.nan, None):
+                    label = f"{getattr(func, '__qualname__', func)}({arg}={bad!r})"
+                    try:
+                        func(**dict(valid, **{arg: bad}))
+                    except cl.InputError as exc:
+                        named = {"k": "sphere index", "i": "sphere index", "j": "sphere index", "w": "wall index"}
+                        if named.get(arg, arg) not in str(exc) and not re.search(rf"\b{arg}\b", str(exc)):
+                            problems.append(f"{label}: message does not name {arg!r}: {exc}")
+                    except Exception as exc:  # noqa: BLE001 - exactly what this test looks for
+                        problems.append(f"{label}: {type(exc).__name__}: {exc}")
+                    else:
+                        if bad is not None:
+                            problems.append(f"{label}: accepted")
+    finally:
+        os.chdir(os_cwd)
+    assert not problems, "\n".join(problems)

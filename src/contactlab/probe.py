@@ -36,7 +36,7 @@ from dataclasses import dataclass, field
 
 import numpy as np
 
-from ._validate import as_finite, checked_call
+from ._validate import as_finite, as_float_array, checked_call
 from .errors import InputError
 from .geometry.record import ContactGeometry
 from .laws.base import ContactModel
@@ -183,7 +183,7 @@ def probe(model: ContactModel, overlap, *, tangential=None, rotation=None, frame
         debug = _DEBUG.get()
     if not isinstance(model, ContactModel):
         raise InputError(f"model must be a contact model such as cl.models.HertzMindlin(...), got {type(model).__name__}")
-    delta = np.asarray(overlap, dtype=float)
+    delta = as_float_array("overlap", overlap)
     if delta.ndim != 1 or delta.size < 1:
         raise InputError(f"overlap must be a 1-D array of samples, got shape {delta.shape}")
     n = delta.size

@@ -33,6 +33,7 @@ import math
 import numpy as np
 
 from .._jit import jit
+from .._validate import as_float_array
 from ..errors import InputError
 
 __all__ = ["roll_shape_data", "roll_mass_properties", "hull_derivative", "bounding_radius", "roll_surface",
@@ -238,15 +239,13 @@ def roll_plane(data, ref, pos, quat, plane_point, plane_normal):
 # setup-time helpers (NumPy)
 # ----------------------------------------------------------------------------------------------
 def _coefficients(coefficients) -> np.ndarray:
-    try:
-        k = np.atleast_1d(np.asarray(coefficients, dtype=float))
-    except (TypeError, ValueError) as exc:
-        raise InputError(f"coefficients must be a sequence of numbers (numpy.polyval order), got {coefficients!r}") \
-            from exc
+    if coefficients is None:
+        raise InputError("hull_coefficients must be a sequence of numbers (numpy.polyval order), got None")
+    k = np.atleast_1d(as_float_array("hull_coefficients", coefficients))
     if k.ndim != 1 or k.size == 0:
-        raise InputError(f"coefficients must be a non-empty 1-D sequence of numbers, got {coefficients!r}")
+        raise InputError(f"hull_coefficients must be a non-empty 1-D sequence of numbers, got {coefficients!r}")
     if not np.all(np.isfinite(k)):
-        raise InputError(f"coefficients must be finite, got {k.tolist()!r}")
+        raise InputError(f"hull_coefficients must be finite, got {k.tolist()!r}")
     return k
 
 

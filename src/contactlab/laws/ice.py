@@ -202,10 +202,12 @@ def parse_senses(name: str, value) -> int:
     """A set of senses as a bit mask: letters of ``"ntwr"`` (normal, shear, twisting, rolling), a
     sequence of them, or the mask itself (0-15)."""
     if isinstance(value, (int, np.integer, float)) and not isinstance(value, bool):
-        if value != int(value) or not 0 <= int(value) <= 15:
+        if not math.isfinite(value) or value != int(value) or not 0 <= int(value) <= 15:
             raise InputError(f"{name} must be letters of 'ntwr' or a bit mask 0-15, got {value!r}")
         return int(value)
-    letters = "".join(value) if not isinstance(value, str) else value
+    if not isinstance(value, str) and not (isinstance(value, (list, tuple)) and all(isinstance(c, str) for c in value)):
+        raise InputError(f"{name} must be letters of 'ntwr' (e.g. 'ntwr', 'nt') or a bit mask 0-15, got {value!r}")
+    letters = "".join(value)
     bad = sorted(set(letters) - set(SENSE_BITS))
     if bad:
         raise InputError(f"{name}: unknown sense(s) {', '.join(map(repr, bad))}; senses are 'n' (normal), "

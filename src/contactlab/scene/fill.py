@@ -3,7 +3,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from .._validate import as_nonnegative, as_positive, as_vec3
+from .._validate import as_int, as_nonnegative, as_positive, as_vec3
 from ..errors import InputError
 
 __all__ = ["lattice_in_box"]
@@ -53,12 +53,12 @@ def lattice_in_box(lower, upper, radius, *, spacing=None, radius_spread=0.0, jit
     if np.any(hi - lo < 2.0 * r_max):
         raise InputError(f"the box from {lo.tolist()} to {hi.tolist()} is too small for spheres of radius {r_max!r} m")
     counts = np.floor((hi - lo - 2.0 * r_max) / a).astype(np.int64) + 1
-    rng = np.random.default_rng(seed)
+    rng = np.random.default_rng(as_int("seed", seed, low=0))
     # z-major order: the first spheres are the lowest layer.
     iz, iy, ix = np.meshgrid(np.arange(counts[2]), np.arange(counts[1]), np.arange(counts[0]), indexing="ij")
     idx = np.stack([ix.ravel(), iy.ravel(), iz.ravel()], axis=1)
     if max_count is not None:
-        idx = idx[: int(max_count)]
+        idx = idx[: as_int("max_count", max_count, low=0)]
     n = idx.shape[0]
     used = (counts - 1) * a
     start = lo + r_max + 0.5 * ((hi - lo - 2.0 * r_max) - used)

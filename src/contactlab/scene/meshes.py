@@ -11,7 +11,7 @@ from pathlib import Path
 
 import numpy as np
 
-from .._validate import as_vec3
+from .._validate import as_positive, as_vec3
 from ..errors import InputError
 
 __all__ = ["MeshBuilder", "load_mesh"]
@@ -65,9 +65,7 @@ def load_mesh(source, scale: float = 1.0) -> tuple[np.ndarray, np.ndarray]:
     if faces.min() < 0 or faces.max() >= len(vertices):
         raise InputError(f"{label}: face vertex indices must lie in 0..{len(vertices) - 1}, got "
                          f"{int(faces.min())}..{int(faces.max())}")
-    scale = float(scale)
-    if not np.isfinite(scale) or scale <= 0:
-        raise InputError(f"scale must be > 0, got {scale!r}")
+    scale = as_positive("scale", scale)
     vertices = vertices * scale
     tri = vertices[faces]
     area2 = np.linalg.norm(np.cross(tri[:, 1] - tri[:, 0], tri[:, 2] - tri[:, 0]), axis=1)

@@ -10,7 +10,7 @@ import math
 
 import numpy as np
 
-from .._validate import as_positive
+from .._validate import as_float_array, as_positive
 from ..errors import InputError
 from ..geometry.shapes import ELLIPSOID, POLYHEDRON, ROLL
 
@@ -51,7 +51,7 @@ def as_orientation(name: str, value) -> np.ndarray:
     axes in global coordinates) or a unit quaternion ``(w, x, y, z)``, as a unit quaternion."""
     if value is None:
         return np.array([1.0, 0.0, 0.0, 0.0])
-    a = np.asarray(value, dtype=float)
+    a = as_float_array(name, value)
     if not np.all(np.isfinite(a)):
         raise InputError(f"{name} must be finite, got {value!r}")
     if a.shape == (4,):
@@ -92,7 +92,7 @@ def _principal(mass_or_none, inertia_or_none, mass, inertia_tensor):
         inertia_tensor = inertia_tensor * (m_user / mass)
         mass = m_user
     if inertia_or_none is not None:
-        i = np.asarray(inertia_or_none, dtype=float)
+        i = as_float_array("inertia", inertia_or_none)
         if i.shape == (3,):
             i = np.diag(i)
         if i.shape != (3, 3) or not np.all(np.isfinite(i)) or np.abs(i - i.T).max() > 1e-12 * np.abs(i).max():
@@ -108,7 +108,7 @@ def _principal(mass_or_none, inertia_or_none, mass, inertia_tensor):
 
 def ellipsoid_body(position, semi_axes, orientation, density, mass=None, inertia=None) -> Body:
     """An ellipsoid with semi-axes ``(a, b, c)`` (m) along its own x, y, z axes."""
-    axes = np.asarray(semi_axes, dtype=float)
+    axes = as_float_array("semi_axes", semi_axes)
     if axes.shape != (3,) or not np.all(np.isfinite(axes)) or np.any(axes <= 0):
         raise InputError(f"semi_axes must be three lengths > 0 m, got {semi_axes!r}")
     a, b, c = axes
@@ -124,7 +124,7 @@ def ellipsoid_body(position, semi_axes, orientation, density, mass=None, inertia
 def _hull(vertices):
     from scipy.spatial import ConvexHull, QhullError
 
-    v = np.asarray(vertices, dtype=float)
+    v = as_float_array("vertices", vertices)
     if v.ndim != 2 or v.shape[1] != 3 or len(v) < 4 or not np.all(np.isfinite(v)):
         raise InputError(f"vertices must be an (n, 3) array of at least 4 finite points (m), got shape {v.shape}")
     try:
@@ -186,7 +186,7 @@ def polyhedron_body(vertices, position, orientation, density, mass=None, inertia
 
 def box_vertices(half_extents) -> np.ndarray:
     """(8, 3) corners of a box centred at the origin with half-extents ``(hx, hy, hz)`` (m)."""
-    h = np.asarray(half_extents, dtype=float)
+    h = as_float_array("half_extents", half_extents)
     if h.shape != (3,) or not np.all(np.isfinite(h)) or np.any(h <= 0):
         raise InputError(f"half_extents must be three lengths > 0 m, got {half_extents!r}")
     return np.array([[sx * h[0], sy * h[1], sz * h[2]] for sx in (-1, 1) for sy in (-1, 1) for sz in (-1, 1)])
