@@ -55,10 +55,15 @@ def _two_spheres_and_a_floor() -> cl.Scene:
     return scene
 
 
-def _text_file(env, name, text):
-    path = env.tmp / name
-    path.write_text(text)
+def _text_file(env, name, data):
+    """An input file of a case, in ``inputs/`` (the rest of the temporary folder must stay empty)."""
+    path = env.tmp / "inputs" / name
+    path.parent.mkdir(exist_ok=True)
+    (path.write_bytes if isinstance(data, bytes) else path.write_text)(data)
     return path
+
+
+_BALL = cl.packing.regions.sphere(centre=(0, 0, 0), radius=0.01)
 
 
 P = cl.InputError
@@ -233,6 +238,132 @@ API = [
          r"overlap must be a 1-D array of samples, got shape \(1, 2\)"),
     Case("load_checkpoint of a missing file", lambda e: cl.Simulation.load_checkpoint(e.tmp / "none.npz"), P,
          r"checkpoint '.*none\.npz' does not exist"),
+    # --- more of the same families: every constructor and method, each kind of mistake
+    Case("Material name not text", lambda e: cl.Material(density=2500.0, young=1e7, poisson=0.3, name=3), P,
+         r"Material: name must be text \(str\), got 3 \(int\)"),
+    Case("Material too many positional", lambda e: cl.Material(2500.0, 1e7, 0.3, "glass", 1.0), P,
+         r"Material: takes at most 4 positional argument\(s\) \(density, young, poisson, name\), got 5"),
+    Case("Material young as a NumPy string",
+         lambda e: cl.Material(density=2500.0, young=np.str_("1e7"), poisson=0.3), P,
+         r"young must be a number, got np\.str_\('1e7'\) \(str_\)"),
+    Case("add_spheres positions as text",
+         lambda e: e.scene.add_spheres(positions=[["0", "0", "0"]], radii=R, material=GLASS), P,
+         r"positions must be numbers, got text"),
+    Case("add_mesh empty file", lambda e: e.scene.add_mesh(_text_file(e, "empty.stl", ""), material=GLASS), P,
+         r"mesh file '.*empty\.stl' holds no triangles \(0 vertices read as STL\): it is empty, or not a mesh"),
+    Case("add_mesh binary junk named .stl",
+         lambda e: e.scene.add_mesh(_text_file(e, "junk.stl", bytes(range(256)) * 2), material=GLASS), P,
+         r"cannot read mesh file '.*junk\.stl' as STL \(.*\); is it a mesh file\? contactlab reads what trimesh "
+         r"reads: STL"),
+    Case("add_mesh a folder", lambda e: e.scene.add_mesh(e.tmp, material=GLASS), P,
+         r"mesh file '.*' is a directory, not a mesh file \(STL, OBJ, PLY, \.\.\.\)"),
+    Case("add_mesh source a number", lambda e: e.scene.add_mesh(5, material=GLASS), P,
+         r"a mesh is a file path or a pair \(vertices \(V, 3\), faces \(F, 3\)\), got int"),
+    Case("add_convex_roll negative hull radius",
+         lambda e: e.scene.add_convex_roll(position=(0, 0, 0), orientation=(1.0, 0, 0, 0),
+                                           hull_coefficients=[0.0, 0.0, -3e-3], length=0.01, material=GLASS,
+                                           mass=1e-3, inertia=(1e-8, 1e-8, 1e-8)), P,
+         r"the hull radius must be > 0 on \[-length/2, length/2\], got r\(-0\.005 m\) = -0\.003 m"),
+    Case("ParallelBond misspelt parameter",
+         lambda e: cl.models.ParallelBond(normal_stiffness=1e9, shear_stiffness=1e9, tensile_strength=1e6,
+                                          shear_strenght=1e6, contact=cl.models.HertzMindlin(**HM)), P,
+         r"ParallelBond: unknown parameter 'shear_strenght' \(did you mean 'shear_strength'\?\); allowed: "
+         r"normal_stiffness, .*; missing required parameter shear_strength \(Pa: bond shear strength\)"),
+    Case("ParallelBond without parameters", lambda e: cl.models.ParallelBond(), P,
+         r"ParallelBond: missing required parameters normal_stiffness \(N/m\^3: bond normal stiffness per area\)"),
+    Case("ConvexRollContact NaN stiffness", lambda e: cl.models.ConvexRollContact(contact_stiffness=math.nan), P,
+         r"ConvexRollContact: contact_stiffness must be finite, got nan"),
+    Case("Ice misspelt parameter", lambda e: cl.models.Ice(bondd="n"), P,
+         r"Ice: unknown parameter 'bondd' \(did you mean 'bonded'\?\); allowed: kt_div_kn, "),
+    Case("Luding misspelt per-material parameter",
+         lambda e: cl.models.Luding(per_material={"glass": {"tan_phii": 0.5}}), P,
+         r"Luding: per_material\['glass'\]: tan_phii cannot be given per material \(did you mean 'tan_phi'\?\)"),
+    Case("SphereSphereContact impact model as text",
+         lambda e: cl.models.SphereSphereContact(contact_stiffness=1e6, impact_model="1"), P,
+         r"impact_model must be one of 0 \(.*\), 1 \(.*\), 2 \(.*\), got '1'"),
+    Case("Contact normal law by name", lambda e: cl.models.Contact(normal="hooke"), P,
+         r"Contact\(normal=\.\.\.\) must be a normal law made with @contact_law or from cl\.parts, got 'hooke'"),
+    Case("parts misspelt parameter", lambda e: cl.parts.hooke(stifness=1e3), P,
+         r"hooke: unknown parameter 'stifness' \(did you mean 'stiffness'\?\); allowed: stiffness"),
+    Case("Simulation scene not a Scene", lambda e: cl.Simulation("scene.toml", cl.models.HertzMindlin(**HM)), P,
+         r"scene must be a contactlab\.Scene, got str"),
+    Case("Simulation too many positional",
+         lambda e: cl.Simulation(e.scene, cl.models.HertzMindlin(**HM), 1e-6, 1e-3), P,
+         r"Simulation: takes at most 3 positional argument\(s\) \(scene, model, dt\), got 4: give the others by "
+         r"name"),
+    Case("Simulation negative skin", lambda e: cl.Simulation(e.scene, cl.models.HertzMindlin(**HM), skin=-1e-4), P,
+         r"skin must be > 0 m, got -0\.0001"),
+    Case("Simulation initial overlap tolerance negative",
+         lambda e: cl.Simulation(e.scene, cl.models.HertzMindlin(**HM), initial_overlap_tolerance=-0.1), P,
+         r"initial_overlap_tolerance must be >= 0, got -0\.1"),
+    Case("Simulation infinite dt", lambda e: cl.Simulation(e.scene, cl.models.HertzMindlin(**HM), dt=math.inf), P,
+         r"dt must be finite, got inf"),
+    Case("set_velocity angular velocity wrong shape", lambda e: e.sim.set_velocity(0, (0, 0, 0), (1.0, 2.0)), P,
+         r"angular_velocity must be 3 numbers \(x, y, z\), got shape \(2,\)"),
+    Case("set_velocity index as text", lambda e: e.sim.set_velocity("0", (0, 0, 0)), P,
+         r"sphere index must be an integer, got '0'"),
+    Case("set_active misspelt material", lambda e: e.sim.set_active(False, materials=("glas", "glass")), P,
+         r"material 'glas' is not used in this scene \(did you mean 'glass'\?\); its materials: 'glass'"),
+    Case("set_active misspelt keyword", lambda e: e.sim.set_active(False, sphres=(0, 1)), P,
+         r"Simulation\.set_active: unknown argument 'sphres' \(did you mean 'spheres'\?\); allowed: active, "
+         r"spheres, sphere, wall, materials"),
+    Case("bond misspelt keyword", lambda e: e.sim.bond(max_gapp=1e-6), P,
+         r"Simulation\.bond: unknown argument 'max_gapp' \(did you mean 'max_gap'\?\)"),
+    Case("record sphere out of range", lambda e: e.sim.record("position", sphere=9), P,
+         r"sphere index 9 is out of range 0\.\.1"),
+    Case("record misspelt wall quantity", lambda e: e.sim.record("forse", wall=0), P,
+         r"record: unknown wall quantity 'forse' \(did you mean 'force'\?\); allowed: point, velocity, force"),
+    Case("record CSV path not a path", lambda e: e.sim.record("kinetic", csv=3), P,
+         r"record: csv must be a path \(a str or pathlib\.Path, not empty\), got 3 \(int\)"),
+    Case("contact with a wall out of range", lambda e: e.sim.contact(0, wall=4), P,
+         r"wall index 4 is out of range 0\.\.0"),
+    Case("add_reporter not a reporter", lambda e: e.sim.add_reporter("vtk"), P,
+         r"add_reporter: reporter must be a reporter such as cl\.io\.VTKReporter\(\.\.\.\) .*got str: 'vtk'"),
+    Case("add_reporter a class", lambda e: e.sim.add_reporter(cl.io.VTKReporter), P,
+         r"add_reporter: reporter must be a reporter object, got the class VTKReporter: make one first"),
+    Case("VTKReporter folder not a path", lambda e: cl.io.VTKReporter(3, interval=1e-3), P,
+         r"VTKReporter: directory must be a path \(a str or pathlib\.Path, not empty\), got 3 \(int\)"),
+    Case("VTKReporter flag as text", lambda e: cl.io.VTKReporter(e.tmp / "vtk", every=10, contacts="no"), P,
+         r"VTKReporter: contacts must be True or False, got 'no' \(str\)"),
+    Case("VTKReporter misspelt keyword", lambda e: cl.io.VTKReporter(e.tmp / "vtk", intervall=1e-3), P,
+         r"VTKReporter: unknown argument 'intervall' \(did you mean 'interval'\?\)"),
+    Case("EnergyCSVReporter zero every", lambda e: cl.io.EnergyCSVReporter(e.tmp / "e.csv", every=0), P,
+         r"EnergyCSVReporter: every must be a positive integer \(steps\), got 0"),
+    Case("CheckpointReporter path None", lambda e: cl.io.CheckpointReporter(None, every=10), P,
+         r"CheckpointReporter: path must be a path \(a str or pathlib\.Path, not empty\), got None"),
+    Case("CheckpointReporter infinite interval",
+         lambda e: cl.io.CheckpointReporter(e.tmp / "c.npz", interval=math.inf), P,
+         r"CheckpointReporter: interval must be finite, got inf"),
+    Case("probe material by name",
+         lambda e: cl.probe(cl.models.HertzMindlin(**HM), overlap=[0.0, 1e-6], dt=1e-6, material="glass"), P,
+         r"material must be a contactlab\.Material, got str: 'glass'"),
+    Case("probe partner radius as text",
+         lambda e: cl.probe(cl.models.HertzMindlin(**HM), overlap=[0.0, 1e-6], dt=1e-6, partner_radius="1e-3"), P,
+         r"partner_radius must be a number, got '1e-3' \(str\)"),
+    Case("probe overlap as text", lambda e: cl.probe(cl.models.HertzMindlin(**HM), overlap=["0", "1e-6"], dt=1e-6),
+         P, r"overlap must be numbers, got text"),
+    Case("probe misspelt keyword",
+         lambda e: cl.probe(cl.models.HertzMindlin(**HM), overlap=[0.0, 1e-6], dt=1e-6, radios=1e-3), P,
+         r"probe: unknown argument 'radios' \(did you mean 'radius'\?\)"),
+    Case("load_checkpoint of a folder", lambda e: cl.Simulation.load_checkpoint(e.tmp), cl.CheckpointError,
+         r"checkpoint '.*' is a folder, not a checkpoint file"),
+    Case("load_checkpoint path not a path", lambda e: cl.Simulation.load_checkpoint(3), P,
+         r"load_checkpoint: path must be a path \(a str or pathlib\.Path, not empty\), got 3 \(int\)"),
+    Case("relax_into misspelt keyword",
+         lambda e: cl.packing.relax_into(_BALL, np.zeros((1, 3)), R, iteration=5), P,
+         r"relax_into: unknown argument 'iteration' \(did you mean 'iterations'\?\)"),
+    Case("relax_into flag as text", lambda e: cl.packing.relax_into(_BALL, np.zeros((1, 3)), R, inside="no"), P,
+         r"inside must be True or False, got 'no' \(str\)"),
+    Case("relax_into region by name", lambda e: cl.packing.relax_into("ball", np.zeros((1, 3)), R), P,
+         r"region must be a contactlab\.packing\.regions region or a callable f\(points\) -> values"),
+    Case("fill_region volume fraction too high",
+         lambda e: cl.packing.fill_region(_BALL, ((-0.01,) * 3, (0.01,) * 3), R, volume_fraction=0.9), P,
+         r"volume_fraction must be <= 0\.74 \(the densest sphere packing is pi/sqrt\(18\) = 0\.7405"),
+    Case("region with the US spelling", lambda e: cl.packing.regions.sphere(center=(0, 0, 0), radius=0.01), P,
+         r"sphere: unknown argument 'center' \(did you mean 'centre'\?\)"),
+    Case("validate misspelt check group",
+         lambda e: cl.validate(cl.models.HertzMindlin(**HM), groups=["symetry"]), P,
+         r"unknown check group\(s\) 'symetry' \(did you mean 'symmetry'\?\); groups: hysteresis, "),
 ]
 
 
@@ -265,7 +396,8 @@ def test_python_api(case, running, tmp_path):
     after = _fingerprint(env)
     if case.name != "Simulation with overlapping spheres":   # that case adds the overlapping sphere itself
         assert after == before, "a bad call changed the scene or the simulation"
-    assert not any(tmp_path.iterdir()) or case.name == "add_mesh text file named .stl"
+    written = [p.name for p in tmp_path.iterdir() if p.name != "inputs"]   # inputs: the case's own files
+    assert not written, f"a bad call wrote {written}"
 
 
 # ------------------------------------------------------------------------------------------------ scene files
@@ -315,18 +447,78 @@ SCENE_FILE = [
          r"\[simulation\] spheres 0 and 1 overlap by 0\.001 m \(100% of the smaller radius\) at the start"),
     Case("missing sphere CSV", ("[model]", "[[spheres]]\nfile = \"beads.csv\"\nmaterial = \"glass\"\n\n[model]"), S,
          r"\[spheres #1\] sphere file '.*beads\.csv' does not exist"),
+    Case("automatic dt where nothing can touch",
+         ("[[sphere]]\nposition = [0.0, 0.0, 0.0036]\nradius = 0.001\nmaterial = \"glass\"\n\n[[wall]]\n"
+          "point = [0.0, 0.0, 0.0]\nnormal = [0.0, 0.0, 1.0]\nmaterial = \"glass\"\n", ""), S,
+         r"\[simulation\] dt = \"auto\" \(the default\) derives the step from the contacts that can occur, and none "
+         r"can in this scene"),
     Case("bonds for a model without bonds", ("[output]", "[bonds]\nmax_gap = 1e-6\n\n[output]"), S,
          r"\[bonds\] the model HertzMindlin has no bonds"),
+    Case("file not UTF-8", ("duration = 0.001", "duration = 0.001\n# caf\udce9"), S,
+         r"not valid TOML: a scene file is UTF-8 text; byte 0xe9 at line 5 is not"),
+    Case("key given twice", ("friction = 0.5", "friction = 0.5\nfriction = 0.6"), S,
+         r"not valid TOML: Cannot overwrite a value \(at line \d+, column \d+\)"),
+    Case("misspelt simulation key", ("duration = 0.001", "duration = 0.001\nmax_overlapp = 0.2"), S,
+         r"\[simulation\] unknown key 'max_overlapp' \(did you mean 'max_overlap'\?\); allowed: dt, duration, "),
+    Case("misspelt material key", ("young = 1e7", "youngs = 1e7"), S,
+         r"\[materials\.glass\] unknown key 'youngs' \(did you mean 'young'\?\); allowed: density, poisson, young"),
+    Case("material without young", ("young = 1e7\n", ""), S,
+         r"\[materials\.glass\] missing required key\(s\) 'young'"),
+    Case("model without a required parameter", ("friction = 0.5\n", ""), S,
+         r"\[model\] missing required key\(s\) 'friction'"),
+    Case("model parameter as text", ("friction = 0.5", "friction = \"high\""), S,
+         r"\[model\] HertzMindlin: friction must be a number, got 'high' \(str\)"),
+    Case("model given as a value", (("[model]\ntype = \"HertzMindlin\"\nrestitution = 0.5\nfriction = 0.5\n", ""),
+                                    ("[simulation]", "model = \"HertzMindlin\"\n\n[simulation]")), S,
+         r"\[model\] must be a table \(\[model\] with type = \"\.\.\.\" and the parameters\), got str: "
+         r"'HertzMindlin'"),
+    Case("dt misspelt auto", ("duration = 0.001", "duration = 0.001\ndt = \"Auto\""), S,
+         r"\[simulation\] dt must be a number of seconds or \"auto\", got 'Auto' \(did you mean 'auto'\?\)"),
+    Case("negative skin", ("duration = 0.001", "duration = 0.001\nskin = -1e-4"), S,
+         r"\[simulation\] skin must be > 0 m, got -0\.0001"),
+    Case("gravity as text", ("gravity = [0.0, 0.0, -9.81]", "gravity = \"down\""), S,
+         r"\[simulation\] gravity must be numbers, got text: 'down'"),
+    Case("fixed as text", ("radius = 0.001\nmaterial = \"glass\"\n\n[[wall]]",
+                           "radius = 0.001\nmaterial = \"glass\"\nfixed = \"yes\"\n\n[[wall]]"), S,
+         r"\[sphere #2\] fixed must be True or False, got 'yes' \(str\)"),
+    Case("misspelt output key", ("vtk_interval = 0.0005", "vtk_intervall = 0.0005"), S,
+         r"\[output\] unknown key 'vtk_intervall' \(did you mean 'vtk_interval'\?\)"),
+    Case("infinite output interval", ("vtk_interval = 0.0005", "vtk_interval = inf"), S,
+         r"\[output\] vtk_interval must be a positive number of seconds, got inf"),
+    Case("misspelt mesh key", ("[model]", "[[mesh]]\nsorce = \"notes.stl\"\nmaterial = \"glass\"\n\n[model]"), S,
+         r"\[mesh #1\] unknown key 'sorce' \(did you mean 'source'\?\)"),
+    Case("mesh source a number", ("[model]", "[[mesh]]\nsource = 3\nmaterial = \"glass\"\n\n[model]"), S,
+         r"\[mesh #1\] source must be the mesh file's name \(text, relative to the scene file\), got 3"),
+    Case("empty mesh file", ("[model]", "[[mesh]]\nsource = \"empty.stl\"\nmaterial = \"glass\"\n\n[model]"), S,
+         r"\[mesh #1\] mesh file '.*empty\.stl' holds no triangles"),
+    Case("binary junk as a mesh", ("[model]", "[[mesh]]\nsource = \"junk.stl\"\nmaterial = \"glass\"\n\n[model]"),
+         S, r"\[mesh #1\] cannot read mesh file '.*junk\.stl' as STL \(.*\); is it a mesh file\?"),
+    Case("sphere CSV without its columns",
+         ("[model]", "[[spheres]]\nfile = \"notes.csv\"\nmaterial = \"glass\"\n\n[model]"), S,
+         r"\[spheres #1\] '.*notes\.csv' needs a header with columns x,y,z,r \(and optionally vx,vy,vz\); found"),
+    Case("spheres with a file and positions",
+         ("[model]", "[[spheres]]\nfile = \"notes.csv\"\npositions = [[0.0, 0.0, 0.01]]\nmaterial = \"glass\"\n\n"
+                     "[model]"), S,
+         r"\[spheres #1\] give either 'file' or 'positions'/'radii', not both"),
+    Case("fill_box misspelt key",
+         ("[model]", "[[fill_box]]\nlower = [0.0, 0.0, 0.01]\nupper = [0.01, 0.01, 0.02]\nradius = 0.001\n"
+                     "material = \"glass\"\nspacin = 0.003\n\n[model]"), S,
+         r"\[fill_box #1\] unknown key 'spacin' \(did you mean 'spacing'\?\)"),
 ]
 
 
 @pytest.mark.parametrize("case", SCENE_FILE, ids=[c.name for c in SCENE_FILE])
 def test_scene_file(case, tmp_path, capsys):
-    old, new = case.call
-    assert old in GOOD, f"the edit of case {case.name!r} does not apply"
+    text = GOOD
+    for old, new in (case.call if isinstance(case.call[0], tuple) else (case.call,)):   # one edit, or several
+        assert old in text, f"the edit of case {case.name!r} does not apply"
+        text = text.replace(old, new, 1)
     (tmp_path / "notes.stl").write_text("these are notes, not a mesh\n")
+    (tmp_path / "notes.csv").write_text("these are notes,not spheres\n1,2\n")
+    (tmp_path / "empty.stl").write_bytes(b"")
+    (tmp_path / "junk.stl").write_bytes(bytes(range(256)) * 2)
     path = tmp_path / "scene.toml"
-    path.write_text(GOOD.replace(old, new, 1))
+    path.write_bytes(text.encode("utf-8", "surrogateescape"))  # "\udce9": the byte 0xe9
     out = tmp_path / "out"
     # the exception a script sees
     from contactlab.io.scenefile import load_scene_file
@@ -351,10 +543,15 @@ def test_the_good_scene_file_runs(tmp_path, capsys):
 
 
 def test_docs_list_the_catalogue():
-    """docs/errors.md lists every case of this file (the page users read is the catalogue tested here)."""
+    """docs/errors.md lists every case of this file, with its message and how to fix it (the page
+    users read is the catalogue tested here)."""
     doc = (Path(__file__).resolve().parent.parent / "docs" / "errors.md").read_text()
-    missing = [c.name for c in API + SCENE_FILE if f"| {c.name} |" not in doc]
-    assert not missing, f"docs/errors.md does not list: {missing}"
+    rows = {m["name"]: m["fix"].strip() for m in
+            re.finditer(r"^\| (?P<name>[^|`]+?) \| `[^`]+` \| (?P<fix>[^\n]*) \|$", doc, flags=re.MULTILINE)}
+    missing = [c.name for c in API + SCENE_FILE if c.name not in rows]
+    assert not missing, f"docs/errors.md does not list (| input | `exception: message` | how to fix |): {missing}"
+    no_fix = [c.name for c in API + SCENE_FILE if not rows[c.name]]
+    assert not no_fix, f"docs/errors.md says no fix for: {no_fix}"
 
 
 # ------------------------------------------------------------------------------------------------ every argument
@@ -394,10 +591,14 @@ def _calls(sim):
         (sim.set_velocity, dict(k=0, velocity=(0, 0, 0), angular_velocity=(0, 0, 0))),
         (sim.set_wall_velocity, dict(w=0, velocity=(0, 0, 0))),
         (sim.contact, dict(i=0, j=1)),
-        (cl.io.VTKReporter, dict(directory="unused", interval=1e-3)),
-        (cl.io.EnergyCSVReporter, dict(path="unused.csv", every=10)),
+        (cl.io.VTKReporter, dict(directory="unused", interval=1e-3, contacts=True, walls=True, bonds=True,
+                                 resume=False)),
+        (cl.io.EnergyCSVReporter, dict(path="unused.csv", every=10, resume=False)),
         (cl.io.CheckpointReporter, dict(path="unused.npz", every=10, keep=2)),
-        (cl.probe, dict(model=cl.models.HertzMindlin(**HM), overlap=[0.0, 1e-6], dt=1e-6, radius=R, mass=1e-5)),
+        (cl.probe, dict(model=cl.models.HertzMindlin(**HM), overlap=[0.0, 1e-6], dt=1e-6, radius=R, mass=1e-5,
+                        partner_radius=R, partner_mass=1e-5, tangential=[0.0, 1e-7], chain=True)),
+        (cl.packing.relax_into, dict(region=_BALL, positions=[[0, 0, 0], [1e-3, 0, 0]], radii=R, inside=True,
+                                     iterations=5, tolerance=1e-3, separate=True, seed=1)),
     ]
     for cls in (cl.models.HertzMindlin, cl.models.LinearSpringDashpot, cl.models.SphereSphereContact,
                 cl.models.Luding, cl.models.Ice, cl.models.ConvexRollContact, cl.models.VolumeContact):
@@ -408,7 +609,7 @@ def _calls(sim):
     return calls
 
 
-_NOT_NUMBERS = {"material", "source", "model", "directory", "path"}
+_NOT_NUMBERS = {"material", "source", "model", "directory", "path", "region"}
 
 
 def test_every_numeric_argument_refuses_text_nan_and_none(running, tmp_path):

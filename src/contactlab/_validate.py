@@ -11,6 +11,8 @@ import functools
 import inspect
 import math
 import numbers
+import os
+from pathlib import Path
 from typing import Any, Callable, Iterable
 
 import numpy as np
@@ -27,6 +29,7 @@ __all__ = [
     "as_unit_normal",
     "as_bool",
     "as_int",
+    "as_path",
     "as_float_array",
     "did_you_mean",
     "is_number",
@@ -84,6 +87,16 @@ def as_bool(name: str, value: Any) -> bool:
     if isinstance(value, (bool, np.bool_)):
         return bool(value)
     raise InputError(f"{name} must be True or False, got {fmt(value)} ({type(value).__name__})")
+
+
+def as_path(name: str, value: Any) -> Path:
+    """A file or folder path: a non-empty ``str`` or ``os.PathLike`` (a number, None or bytes is refused)."""
+    if isinstance(value, os.PathLike):
+        value = os.fspath(value)
+    if not isinstance(value, str) or not value.strip():
+        raise InputError(f"{name} must be a path (a str or pathlib.Path, not empty), got {fmt(value)} "
+                         f"({type(value).__name__})")
+    return Path(value)
 
 
 def as_int(name: str, value: Any, *, low: int | None = None, high: int | None = None) -> int:

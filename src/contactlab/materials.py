@@ -48,7 +48,8 @@ class Material:
         if not (-1.0 < nu < 0.5):
             raise InputError(f"{label}: poisson must satisfy -1 < poisson < 0.5, got {nu!r}")
         object.__setattr__(self, "poisson", nu)
-        object.__setattr__(self, "name", str(self.name))
+        if not isinstance(self.name, str):
+            raise InputError(f"Material: name must be text (str), got {self.name!r} ({type(self.name).__name__})")
 
     @property
     def shear_modulus(self) -> float:

@@ -36,7 +36,7 @@ from dataclasses import dataclass, field
 
 import numpy as np
 
-from ._validate import as_finite, as_float_array, checked_call
+from ._validate import as_bool, as_finite, as_float_array, checked_call, is_number
 from .errors import InputError
 from .geometry.record import ContactGeometry
 from .laws.base import ContactModel
@@ -119,7 +119,7 @@ class ProbeResult:
 
 
 def _series(name, value, n, width=None):
-    a = np.asarray(value, dtype=float)
+    a = as_float_array(name, value)
     if width is None:
         a = np.broadcast_to(a, (n,)) if a.ndim == 0 else a
         if a.shape != (n,):
@@ -134,6 +134,15 @@ def _series(name, value, n, width=None):
         bad = int(np.flatnonzero(~np.isfinite(a.reshape(n, -1)).all(axis=1))[0])
         raise InputError(f"{name} is not finite at sample {bad}")
     return np.ascontiguousarray(a, dtype=float)
+
+
+def _finite_or_inf(name, value) -> float:
+    """A number, +inf allowed (a wall's radius or mass); text, bools and NaN are refused."""
+    if isinstance(value, np.ndarray) and value.shape == () and value.dtype.kind in "iuf":
+        value = value[()]
+    if is_number(value) and math.isinf(value) and value > 0:
+        return math.inf
+    return as_finite(name, value)
 
 
 def _gradient(values, time):
@@ -179,8 +188,8 @@ def probe(model: ContactModel, overlap, *, tangential=None, rotation=None, frame
         Run the law as plain Python instead of compiled code (default: compiled, except inside
         :func:`debug_probes`).
     """
-    if debug is None:
-        debug = _DEBUG.get()
+    debug = _DEBUG.get() if debug is None else as_bool("debug", debug)
+    chain = as_bool("chain", chain)
     if not isinstance(model, ContactModel):
         raise InputError(f"model must be a contact model such as cl.models.HertzMindlin(...), got {type(model).__name__}")
     delta = as_float_array("overlap", overlap)
@@ -205,23 +214,26 @@ def probe(model: ContactModel, overlap, *, tangential=None, rotation=None, frame
     if frame is None:
         rot = np.broadcast_to(np.eye(3), (n, 3, 3)).copy()
     else:
-        rot = np.asarray(frame, dtype=float)
+        rot = as_float_array("frame", frame)
         rot = np.broadcast_to(rot, (n, 3, 3)).copy() if rot.shape == (3, 3) else rot
         if rot.shape != (n, 3, 3) or not np.all(np.isfinite(rot)):
             raise InputError(f"frame must be a (3, 3) rotation matrix or one per sample ({n}, 3, 3), got {rot.shape}")
         err = np.abs(np.einsum("kij,kil->kjl", rot, rot) - np.eye(3)).max()
         if err > 1e-9:
             raise InputError(f"frame must hold rotation matrices (R^T R = I), deviation {err:.3g}")
+    for label, mat in (("material", material), ("partner_material", partner_material)):
+        if mat is not None and not isinstance(mat, Material):
+            raise InputError(f"{label} must be a contactlab.Material, got {type(mat).__name__}: {mat!r}")
     mat_i = material or DEFAULT_PROBE_MATERIAL
     mat_j = partner_material or mat_i
     r_i = as_finite("radius", radius)
-    r_j = r_i if partner_radius is None else float(partner_radius)
+    r_j = r_i if partner_radius is None else _finite_or_inf("partner_radius", partner_radius)
     if not r_i > 0 or not r_j > 0 or math.isnan(r_j):
         raise InputError(f"radii must be > 0 m, got radius={radius!r}, partner_radius={partner_radius!r}")
     wall = math.isinf(r_j)
     m_i = 4.0 / 3.0 * math.pi * r_i**3 * mat_i.density if mass is None else as_finite("mass", mass)
     if partner_mass is not None:
-        m_j = float(partner_mass)
+        m_j = _finite_or_inf("partner_mass", partner_mass)
     else:
         m_j = math.inf if wall else 4.0 / 3.0 * math.pi * r_j**3 * mat_j.density
     if not m_i > 0 or not m_j > 0:
@@ -260,7 +272,7 @@ def probe(model: ContactModel, overlap, *, tangential=None, rotation=None, frame
     size = model.history_size
     hist0 = np.zeros((1, size + n_terms))
     if history is not None:
-        h = np.asarray(history, dtype=float).ravel()
+        h = as_float_array("history", history).ravel()
         if h.shape != (size,):
             raise InputError(f"history must hold the law's {size} history floats, got {h.size}")
         hist0[0, :size] = h

@@ -31,6 +31,9 @@ __all__ = ["Simulation", "DEFAULT_DT_FRACTION"]
 #: default time step as a fraction of the stability limit (``dt=None``), unless the model sets its own
 DEFAULT_DT_FRACTION = 0.35
 
+#: what the run loop calls on a reporter (``add_reporter`` refuses an object without them)
+_REPORTER_METHODS = ("attach", "next_step", "maybe_report", "close")
+
 
 def _compiled(contact_model, kernel, *args):
     """Call a compiled kernel; a law that Numba cannot compile is reported as a LawError naming
@@ -626,7 +629,8 @@ class Simulation:
             if (isinstance(x, Material) and mat is x) or (isinstance(x, str) and mat.name == x):
                 return k
         names = ", ".join(repr(mat.name) if mat.name else f"<unnamed {k}>" for k, mat in enumerate(mats))
-        raise InputError(f"material {x!r} is not used in this scene; its materials: {names}")
+        hint = did_you_mean(x, [mat.name for mat in mats if mat.name])
+        raise InputError(f"material {x!r} is not used in this scene{hint}; its materials: {names}")
 
     # ------------------------------------------------------------------ kernels
     def _threads(self) -> "_ThreadScope":
@@ -720,6 +724,14 @@ class Simulation:
     # ------------------------------------------------------------------ running
     def add_reporter(self, reporter) -> None:
         """Attach a reporter (VTK, CSV, checkpoint, sensor...); it is called when it is due."""
+        if isinstance(reporter, type):
+            raise InputError(f"add_reporter: reporter must be a reporter object, got the class {reporter.__name__}: "
+                             f"make one first, e.g. {reporter.__name__}(...)")
+        missing = [m for m in _REPORTER_METHODS if not callable(getattr(reporter, m, None))]
+        if missing:
+            raise InputError(f"add_reporter: reporter must be a reporter such as cl.io.VTKReporter(...) (a "
+                             f"cl.io.Reporter: with {', '.join(_REPORTER_METHODS)}), got {type(reporter).__name__}: "
+                             f"{reporter!r:.80}")
         if self._dt_missing and getattr(reporter, "interval", None) is not None:
             raise InputError(f"{type(reporter).__name__}(interval={reporter.interval!r}) needs the time step, which "
                              f"is not set (dt=None in a scene where no contact can occur): set sim.dt = ... first, "

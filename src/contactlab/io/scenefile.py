@@ -106,6 +106,10 @@ class SceneSpec:
             raise StabilityError(f"{self.path}: [simulation] {exc}") from None
         except InputError as exc:  # another argument from [simulation], or the bodies it was given
             raise SceneFileError(f"{self.path}: [simulation] {exc}") from None
+        if sim.dt is None:
+            raise SceneFileError(f"{self.path}: [simulation] dt = \"auto\" (the default) derives the step from the "
+                                 f"contacts that can occur, and none can in this scene (no two bodies and no body and "
+                                 f"wall can meet); give dt = ... (s)")
         if self.bonds is not None:
             try:
                 sim.bond(**self.bonds)
@@ -154,6 +158,8 @@ def load_scene_file(path) -> SceneSpec:
     """Parse and validate a TOML scene file, building the scene and the contact model."""
     path = Path(path)
     ctx = _Ctx(path)
+    if path.is_dir():
+        raise SceneFileError(f"scene file {str(path)!r} is a folder, not a scene file (a TOML file)")
     if not path.is_file():
         raise SceneFileError(f"scene file {str(path)!r} does not exist")
     try:
@@ -161,6 +167,10 @@ def load_scene_file(path) -> SceneSpec:
             doc = tomllib.load(f)
     except tomllib.TOMLDecodeError as exc:
         raise SceneFileError(f"{path}: not valid TOML: {exc}") from None
+    except UnicodeDecodeError as exc:
+        line = exc.object[: exc.start].count(b"\n") + 1
+        raise SceneFileError(f"{path}: not valid TOML: a scene file is UTF-8 text; byte {exc.object[exc.start]:#04x} "
+                             f"at line {line} is not (is it a text file?)") from None
     unknown = sorted(set(doc) - _TOP_KEYS)
     if unknown:
         raise SceneFileError(f"{path}: unknown table{'s' if len(unknown) > 1 else ''} "
@@ -225,14 +235,21 @@ def load_scene_file(path) -> SceneSpec:
             ctx.check_keys(where, table, allowed, required)
             kwargs = {key: v for key, v in table.items() if key != "material"}
             if kind == "mesh":
-                kwargs["source"] = path.parent / str(table["source"])
+                if not isinstance(table["source"], str):
+                    ctx.fail(where, f"source must be the mesh file's name (text, relative to the scene file), got "
+                                    f"{table['source']!r}")
+                kwargs["source"] = path.parent / table["source"]
             ctx.call(where, adders[kind], material=material(where, table), **kwargs)
 
     if scene.n_spheres == 0:
         raise SceneFileError(f"{path}: the scene has no bodies; add [[sphere]], [[spheres]], [[fill_box]], "
                              f"[[ellipsoid]], [[box]], [[polyhedron]] or [[convex_roll]] tables")
 
-    model_table = dict(doc.get("model", {}))
+    model_table = doc.get("model", {})
+    if not isinstance(model_table, dict):
+        ctx.fail("model", f"must be a table ([model] with type = \"...\" and the parameters), got "
+                          f"{type(model_table).__name__}: {model_table!r:.60}")
+    model_table = dict(model_table)
     if "type" not in model_table:
         ctx.fail("model", f"needs a 'type': one of {', '.join(sorted(MODELS))}")
     kind = model_table.pop("type")
@@ -251,7 +268,8 @@ def load_scene_file(path) -> SceneSpec:
     dt = sim_table.get("dt", "auto")
     if dt != "auto":
         if isinstance(dt, bool) or not isinstance(dt, (int, float)):
-            ctx.fail("simulation", f"dt must be a number of seconds or \"auto\", got {dt!r}")
+            ctx.fail("simulation", f"dt must be a number of seconds or \"auto\", got {dt!r}"
+                                   f"{did_you_mean(dt, ['auto'])}")
         sim_kwargs["dt"] = float(dt)
     for key in ("threads", "skin", "max_overlap", "initial_overlap_tolerance", "local_damping", "shape_contact"):
         if key in sim_table:
@@ -267,7 +285,7 @@ def load_scene_file(path) -> SceneSpec:
     output.update(out_table)
     for key in ("vtk_interval", "csv_interval", "checkpoint_interval"):
         v = output[key]
-        if v is not None and (isinstance(v, bool) or not isinstance(v, (int, float)) or not v > 0):
+        if v is not None and (isinstance(v, bool) or not isinstance(v, (int, float)) or not 0 < v < math.inf):
             ctx.fail("output", f"{key} must be a positive number of seconds, got {v!r}")
     for key in ("vtk_contacts", "vtk_walls", "progress"):
         if not isinstance(output[key], bool):

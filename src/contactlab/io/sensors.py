@@ -19,7 +19,7 @@ from pathlib import Path
 
 import numpy as np
 
-from .._validate import as_bool, did_you_mean
+from .._validate import as_bool, as_path, did_you_mean
 from ..errors import InputError, OutputError
 from .atomic import ensure_writable_folder
 from .reporter import Reporter
@@ -73,7 +73,7 @@ class Recorder(Reporter):
             raise InputError("record: name at least one quantity")
         self.target = tuple(target)
         self.keep = as_bool("keep", keep)
-        self.csv_path = None if csv is None else Path(csv)
+        self.csv_path = None if csv is None else as_path("record: csv", csv)
         self._csv = None
         self._rows: dict[str, list] = {"time": [], "step": []}
         for q in self.quantities:

@@ -30,7 +30,7 @@ from pathlib import Path
 
 import numpy as np
 
-from .._validate import checked_api
+from .._validate import as_bool, as_path, checked_api
 from ..errors import InputError
 from .atomic import atomic_write_bytes, ensure_writable_folder, remove_stale_temporaries
 from .reporter import Reporter
@@ -188,11 +188,11 @@ class VTKReporter(Reporter):
     def __init__(self, directory, *, interval: float | None = None, every: int | None = None,
                  contacts: bool = True, walls: bool = True, bonds: bool = True, resume: bool = False):
         super().__init__(interval=interval, every=every)
-        self.directory = Path(directory)
-        self.contacts = bool(contacts)
-        self.walls = bool(walls)
-        self.bonds = bool(bonds)
-        self.resume = bool(resume)
+        self.directory = as_path("VTKReporter: directory", directory)
+        self.contacts = as_bool("VTKReporter: contacts", contacts)
+        self.walls = as_bool("VTKReporter: walls", walls)
+        self.bonds = as_bool("VTKReporter: bonds", bonds)
+        self.resume = as_bool("VTKReporter: resume", resume)
         self.frames: dict[str, list] = {"particles": [], "contacts": [], "walls": [], "bonds": [], "shapes": [],
                                         "meshes": []}
         self._surfaces = None

@@ -61,7 +61,8 @@ from dataclasses import dataclass
 import numpy as np
 from scipy.spatial import cKDTree
 
-from .._validate import as_positive, as_positive_array, as_vec3, as_vec3_array, as_nonnegative
+from .._validate import (as_bool, as_int, as_nonnegative, as_positive, as_positive_array, as_vec3, as_vec3_array,
+                         checked_call)
 from .._jit import kernel
 from ..errors import InputError
 from . import regions as _regions
@@ -346,6 +347,11 @@ def _check_region_shape(region: _regions.Region, x: np.ndarray) -> None:
         raise InputError(f"region returned shape {values.shape} for {x.shape[0]} points; expected ({x.shape[0]},)")
 
 
+def _rng(seed) -> np.random.Generator:
+    """The generator of ``seed``: None (fresh entropy) or an integer >= 0."""
+    return np.random.default_rng(None if seed is None else as_int("seed", seed, low=0))
+
+
 def _common_inputs(region, positions, radii):
     x = as_vec3_array("positions", positions)
     r = as_positive_array("radii", radii, x.shape[0], "m")
@@ -354,6 +360,7 @@ def _common_inputs(region, positions, radii):
 
 
 # ---------------------------------------------------------------------------- public functions
+@checked_call
 def levelset_move(region, positions, radii, *, seed=None) -> np.ndarray:
     """One level-set move of every sphere (the formula of the module docstring), without applying it.
 
@@ -377,9 +384,10 @@ def levelset_move(region, positions, radii, *, seed=None) -> np.ndarray:
     if x.shape[0] == 0:
         return np.zeros((0, 3))
     _check_region_shape(reg, x)
-    return _move(reg, x, r, np.random.default_rng(seed))[0]
+    return _move(reg, x, r, _rng(seed))[0]
 
 
+@checked_call
 def measure(region, positions, radii) -> tuple[float, float]:
     """``(max_violation, max_overlap)`` of a packing: how far (m) a sphere surface pokes out of
     ``region`` at most (level-set estimate, exact for a signed distance) and the largest pair
@@ -392,6 +400,7 @@ def measure(region, positions, radii) -> tuple[float, float]:
     return float(depth.max()), _PairList(r).sweep(x, np.random.default_rng(0))[1]
 
 
+@checked_call
 def relax_into(region, positions, radii, *, inside: bool = True, iterations: int = 200, tolerance: float = 1e-3,
                separate: bool = True, seed=None) -> RelaxResult:
     """Move spheres into a region (or out of it) until none pokes out and, optionally, none overlap.
@@ -448,9 +457,10 @@ def relax_into(region, positions, radii, *, inside: bool = True, iterations: int
     if not isinstance(iterations, (int, np.integer)) or isinstance(iterations, bool) or iterations < 0:
         raise InputError(f"iterations must be an integer >= 0, got {iterations!r}")
     tol = as_positive("tolerance", tolerance)
-    if not inside:
+    separate = as_bool("separate", separate)
+    if not as_bool("inside", inside):
         reg = _regions.invert(reg)
-    rng = np.random.default_rng(seed)
+    rng = _rng(seed)
     n = x.shape[0]
     if n == 0:
         return RelaxResult(x, True, 0, 0.0, 0.0, time.perf_counter() - t0)
@@ -490,6 +500,7 @@ def _bounds(bounds):
     return lo, hi
 
 
+@checked_call
 def fill_region(region, bounds, radius, *, count=None, volume_fraction=None, radius_spread=0.0, seed=0,
                 iterations=2000, tolerance=1e-3, samples=200_000, return_result=False):
     """Scatter spheres in the part of a region inside a box and relax them into it.
@@ -540,6 +551,7 @@ def fill_region(region, bounds, radius, *, count=None, volume_fraction=None, rad
     lo, hi = _bounds(bounds)
     r0 = as_positive("radius", radius, "m")
     spread = as_nonnegative("radius_spread", radius_spread)
+    return_result = as_bool("return_result", return_result)
     if spread >= 1.0:
         raise InputError(f"radius_spread must be < 1, got {spread!r}")
     if (count is None) == (volume_fraction is None):
@@ -555,7 +567,7 @@ def fill_region(region, bounds, radius, *, count=None, volume_fraction=None, rad
             raise InputError(f"volume_fraction must be <= 0.74 (the densest sphere packing is pi/sqrt(18) = 0.7405; "
                              f"random packings relax up to about 0.5), got {phi!r}")
     reg = _regions.intersection(_regions.as_region(region), _regions.box(lo, hi))
-    rng = np.random.default_rng(seed)
+    rng = _rng(seed)
 
     def draw(k):
         p = lo + (hi - lo) * rng.random((k, 3))

@@ -32,7 +32,7 @@ from typing import Any, Callable
 
 import numpy as np
 
-from .._validate import as_positive, as_unit_normal, as_vec3
+from .._validate import as_positive, as_unit_normal, as_vec3, checked_call
 from ..errors import InputError
 
 __all__ = [
@@ -258,6 +258,7 @@ class Function(Region):
         return values, _central_gradient(self._call, p, step)
 
 
+@checked_call
 def function(func: Callable, gradient: Callable | None = None, name: str | None = None, *,
              distance: bool = False) -> Region:
     """A region from a user callable.
@@ -303,6 +304,7 @@ class _Sphere(Region):
         return dist - self.radius, n
 
 
+@checked_call
 def sphere(centre, radius) -> Region:
     """Solid ball: ``f = |x - centre| - radius`` (exact signed distance, m).
 
@@ -340,6 +342,7 @@ class _Torus(Region):
         return s - self.minor, g
 
 
+@checked_call
 def torus(centre, major_radius, minor_radius, axis=(0.0, 0.0, 1.0)) -> Region:
     """Solid torus (a ring): ``f = sqrt((rho - R)^2 + z^2) - a`` (exact signed distance, m).
 
@@ -390,6 +393,7 @@ class _Box(Region):
         return _norm(np.maximum(q, 0.0)) + np.minimum(q.max(axis=1), 0.0)
 
 
+@checked_call
 def box(lower, upper) -> Region:
     """Axis-aligned solid box between the corners ``lower`` and ``upper`` (3 floats each, m).
 
@@ -432,6 +436,7 @@ class _Cylinder(Region):
         return np.hypot(np.maximum(a, 0.0), np.maximum(b, 0.0)) + np.minimum(np.maximum(a, b), 0.0)
 
 
+@checked_call
 def cylinder(centre, radius, height, axis=(0.0, 0.0, 1.0)) -> Region:
     """Solid circular cylinder with flat caps (exact signed distance, m).
 
@@ -453,6 +458,7 @@ class _HalfSpace(Region):
         return -(p - self.point) @ self.normal
 
 
+@checked_call
 def half_space(point, normal) -> Region:
     """The half-space on the side of a plane that ``normal`` points into: ``f = -(x - point) . n``.
 
@@ -524,21 +530,25 @@ class _Inverted(Region):
         return -v, -g
 
 
+@checked_call
 def union(*regions) -> Region:
     """Points in any of ``regions``: ``f = min_k f_k``."""
     return _Combined(regions, take_max=False, what="union")
 
 
+@checked_call
 def intersection(*regions) -> Region:
     """Points in all of ``regions``: ``f = max_k f_k``."""
     return _Combined(regions, take_max=True, what="intersection")
 
 
+@checked_call
 def invert(region) -> Region:
     """The complement of ``region``: ``f = -f_region``.  Relaxing into it pushes spheres out of ``region``."""
     return _Inverted(region)
 
 
+@checked_call
 def difference(region, *others) -> Region:
     """Points in ``region`` and in none of ``others``: ``f = max(f_region, -f_1, -f_2, ...)``."""
     if not others:

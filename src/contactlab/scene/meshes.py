@@ -38,6 +38,11 @@ def load_mesh(source, scale: float = 1.0) -> tuple[np.ndarray, np.ndarray]:
             vertices = np.asarray(mesh.vertices, dtype=np.float64)
             faces = np.asarray(mesh.faces, dtype=np.int64)
         except Exception as exc:  # trimesh raises many kinds (ValueError, KeyError, ImportError, ...)
+            if isinstance(exc, ImportError):
+                # trimesh's fallback (e.g. decoding junk as ASCII STL) needed a missing optional module:
+                # the first error of the chain says what is wrong with the file
+                while exc.__context__ is not None:
+                    exc = exc.__context__
             raise InputError(f"cannot read mesh file {str(path)!r} as {kind} ({type(exc).__name__}: {exc}); is it a "
                              f"mesh file? contactlab reads what trimesh reads: STL (binary or ASCII), OBJ, PLY, OFF, "
                              f"GLB/GLTF, ...") from None

@@ -44,6 +44,7 @@ from typing import Callable
 
 import numpy as np
 
+from .._validate import checked_call, did_you_mean
 from ..errors import ContactlabError, InputError, SimulationBlowUp
 from ..laws.base import ContactModel, PairCase
 from ..materials import Material
@@ -382,7 +383,8 @@ def properties_for(model: ContactModel, overrides: dict | None = None) -> ModelP
     known = set(ModelProperties.__dataclass_fields__) - {"source"}
     bad = sorted(set(values) - known)
     if bad:
-        raise InputError(f"unknown model properties {', '.join(bad)}; known: {', '.join(sorted(known))}")
+        named = ", ".join(f"{b!r}{did_you_mean(b, sorted(known))}" for b in bad)
+        raise InputError(f"unknown model properties {named}; known: {', '.join(sorted(known))}")
     out = ModelProperties(**values)
     return replace(out, source=source) if source else out
 
@@ -1621,6 +1623,7 @@ def make_context(model: ContactModel, *, material: Material | None = None, radiu
 
 
 # ============================================================================ entry point
+@checked_call
 def validate(model: ContactModel, *, out=None, material: Material | None = None, radius: float = 1e-3,
              quick: bool = False, debug: bool = False, groups=None, speeds=None, angles=None,
              properties: dict | None = None, log: Callable[[str], None] | None = None) -> ValidationReport:
@@ -1663,9 +1666,10 @@ def validate(model: ContactModel, *, out=None, material: Material | None = None,
     >>> report.passed                                                            # doctest: +SKIP
     """
     groups = tuple(GROUPS if groups is None else groups)
-    bad = sorted(set(groups) - set(GROUPS))
+    bad = sorted(set(groups) - set(GROUPS), key=str)
     if bad:
-        raise InputError(f"unknown check group(s) {', '.join(bad)}; groups: {', '.join(GROUPS)}")
+        named = ", ".join(f"{b!r}{did_you_mean(b, GROUPS)}" for b in bad)
+        raise InputError(f"unknown check group(s) {named}; groups: {', '.join(GROUPS)}")
     start = _time.perf_counter()
     ctx = make_context(model, material=material, radius=radius, quick=quick, debug=debug, speeds=speeds,
                        angles=angles, properties=properties, log=log)
