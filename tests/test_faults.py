@@ -26,8 +26,9 @@ from helpers import fault_scene
 from helpers.scene_text import TWO_BEADS_ON_A_FLOOR
 
 HELPER = Path(fault_scene.__file__)
-STEPS = 6000
+STEPS = 6000        # the killed children's goal: far more than they reach before their kill
 KILLS = 10
+FINAL_RUN = 200     # steps the last, unkilled child runs beyond the newest checkpoint
 
 
 class _Snapshots(Reporter):
@@ -84,20 +85,22 @@ def _check_vtk(folder: Path, n_bodies: int) -> None:
 
 
 def _check_csv(path: Path) -> list[int]:
+    """The rows ended by a newline are whole and their steps run from 0 without a gap (rows before a
+    restart kept, none twice); the text after the last newline may be a row cut by the kill."""
     lines = path.read_text().split("\n")
     assert lines[0].startswith("step,time,")
     width = len(lines[0].split(","))
-    rows = [r for r in lines[1:] if r]
-    steps = [int(r.split(",")[0]) for r in rows[:-1]]   # the last row may be cut by the kill
-    assert all(len(r.split(",")) == width for r in rows[:-1])
-    assert steps == sorted(set(steps))
+    rows = lines[1:-1]
+    assert all(len(r.split(",")) == width for r in rows)
+    steps = [int(r.split(",")[0]) for r in rows]
+    assert steps == list(range(0, fault_scene.OUTPUT_EVERY * len(steps), fault_scene.OUTPUT_EVERY)), steps
     return steps
 
 
-def _child(out: Path) -> subprocess.Popen:
+def _child(out: Path, steps: int) -> subprocess.Popen:
     env = dict(os.environ, NUMBA_NUM_THREADS="1", PYTHONPATH=os.pathsep.join(
         [str(HELPER.parent.parent), os.environ.get("PYTHONPATH", "")]))
-    return subprocess.Popen([sys.executable, str(HELPER), str(out), str(STEPS)], stdout=subprocess.PIPE,
+    return subprocess.Popen([sys.executable, str(HELPER), str(out), str(steps)], stdout=subprocess.PIPE,
                             stderr=subprocess.PIPE, text=True, env=env)
 
 
@@ -106,15 +109,19 @@ def test_killed_while_writing_resumes_bit_for_bit_from_the_last_checkpoint(tmp_p
     is killed with SIGKILL at random moments, ten times, each time restarted from its newest
     checkpoint as a user would; after every kill each checkpoint on disk loads and resumes bit for
     bit, the VTK collections list only complete frames and the CSV holds whole rows; the last
-    restart runs to the end and matches the uninterrupted run exactly, with no temporary file
-    left behind."""
+    restart runs on (``FINAL_RUN`` steps: with every write synced to disk, the whole run would
+    take most of the test's time on a slow disk) and matches the uninterrupted run exactly, with no
+    temporary file left behind."""
     rng = np.random.default_rng(2026)
     out = tmp_path / "run"
     out.mkdir()
-    kills = 0
+    kills = cut_short = 0
     progress = []
+    final_step = STEPS
     for cycle in range(KILLS + 1):
-        child = _child(out)
+        if cycle == KILLS:
+            final_step = min(STEPS, progress[-1] + FINAL_RUN)
+        child = _child(out, final_step)
         line = child.stdout.readline()
         assert line.startswith("running"), (line, child.stderr.read() if child.poll() is not None else "")
         if cycle < KILLS:
@@ -131,19 +138,26 @@ def test_killed_while_writing_resumes_bit_for_bit_from_the_last_checkpoint(tmp_p
         saved = fault_scene.checkpoints(out)
         for path in saved:          # every file that looks like a checkpoint is a whole one
             _check_resumes(path, reference)
+        for tmp in out.glob(".ckpt_*.npz.*.tmp"):     # a checkpoint the kill cut short
+            cut_short += 1
+            assert tmp not in saved
+            try:
+                _check_resumes(tmp, reference)          # killed after it was complete: it is whole
+            except cl.CheckpointError as exc:
+                assert tmp.name in str(exc)
         progress.append(cl.Simulation.load_checkpoint(saved[-1]).step if saved else 0)
         _check_vtk(out / "vtk", 30)
         if (out / "energy.csv").exists():
             _check_csv(out / "energy.csv")
+    print(f"{kills} kills; {cut_short} times a checkpoint was being written")    # shown with pytest -s
     assert kills >= KILLS - 2, f"only {kills} of {KILLS} children were killed mid-run"
-    assert progress == sorted(progress) and progress[-1] == STEPS
+    assert progress == sorted(progress) and progress[-1] == final_step
     assert len(fault_scene.checkpoints(out)) == fault_scene.KEEP      # keep=3 holds across restarts
     final = cl.Simulation.load_checkpoint(fault_scene.checkpoints(out)[-1])
-    assert final.step == STEPS and _same(final, reference[STEPS])
+    assert final.step == final_step and _same(final, reference[final_step])
     leftovers = [p.name for p in list(out.iterdir()) + list((out / "vtk").iterdir()) if p.name.endswith(".tmp")]
     assert not leftovers, f"temporary files left: {leftovers}"
-    steps = _check_csv(out / "energy.csv")
-    assert steps[-1] == STEPS - fault_scene.OUTPUT_EVERY or steps[-1] == STEPS
+    assert _check_csv(out / "energy.csv")[-1] == final_step
 
 
 # ------------------------------------------------------------------------------------------------ bad files
@@ -215,6 +229,77 @@ def test_a_failed_checkpoint_write_keeps_the_previous_one(tmp_path, monkeypatch)
     monkeypatch.undo()
     assert path.read_bytes() == before and cl.Simulation.load_checkpoint(path).step == 20
     assert [p.name for p in tmp_path.iterdir()] == ["c.npz"]
+
+
+def test_a_resume_that_fails_to_rewrite_the_energy_csv_keeps_its_rows(tmp_path, monkeypatch):
+    """On a restart the CSV is rewritten with the rows before the checkpoint: through a temporary
+    file, so a failure (or a kill) there leaves the old rows; a row cut by a kill is dropped."""
+    csv = tmp_path / "energy.csv"
+    sim = fault_scene.build()
+    sim.add_reporter(cl.io.EnergyCSVReporter(csv, every=fault_scene.OUTPUT_EVERY))
+    sim.run(steps=40)
+    sim.close()
+    path = sim.save_checkpoint(tmp_path / "c.npz")
+    with open(csv, "a") as f:
+        f.write("50,0.001,1.5")                              # half a row, as a killed writer leaves it
+    before = csv.read_bytes()
+    resumed = cl.Simulation.load_checkpoint(path)
+
+    def failing_rename(src, dst):
+        raise OSError(5, "Input/output error")
+
+    monkeypatch.setattr(os, "replace", failing_rename)
+    with pytest.raises(cl.OutputError, match=r"cannot write '.*energy\.csv': Input/output error"):
+        resumed.add_reporter(cl.io.EnergyCSVReporter(csv, every=fault_scene.OUTPUT_EVERY, resume=True))
+    monkeypatch.undo()
+    assert csv.read_bytes() == before and resumed.reporters == []
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["c.npz", "energy.csv"]
+    resumed.add_reporter(cl.io.EnergyCSVReporter(csv, every=fault_scene.OUTPUT_EVERY, resume=True))
+    resumed.run(steps=30)
+    resumed.close()
+    assert _check_csv(csv) == [0, 10, 20, 30, 40, 50, 60, 70]
+
+
+def test_temporaries_of_a_killed_writer_are_removed_and_never_taken_for_output(tmp_path, checkpoint):
+    """Files a killed writer leaves (``.<name>.<pid>.tmp``, the pid dead) are removed when the next
+    reporter is attached to the folder; those of a live process are left alone; none is listed as
+    a checkpoint, and loading one that was cut short names it."""
+    dead = subprocess.run([sys.executable, "-c", "import os; print(os.getpid())"], capture_output=True, text=True,
+                          check=True)
+    dead_pid, live_pid = int(dead.stdout), os.getppid()
+    out = tmp_path / "run"
+    (out / "vtk").mkdir(parents=True)
+    half = checkpoint.read_bytes()[:3000]
+    stale = [out / f".ckpt_0000000040.npz.{dead_pid}.tmp", out / f".energy.csv.{dead_pid}.tmp",
+             out / f".contactlab-write-test.{dead_pid}.tmp", out / "vtk" / f".particles_000004.vtp.{dead_pid}.tmp",
+             out / "vtk" / f".particles.pvd.{dead_pid}.tmp"]
+    live = [out / f".ckpt_0000000060.npz.{live_pid}.tmp", out / "vtk" / f".walls.pvd.{live_pid}.tmp"]
+    for path in stale + live:
+        path.write_bytes(half)
+    assert fault_scene.checkpoints(out) == []
+    with pytest.raises(cl.CheckpointError, match=r"ckpt_0000000040\.npz\.\d+\.tmp' is truncated or damaged"):
+        cl.Simulation.load_checkpoint(stale[0])
+    sim = fault_scene.build()
+    sim.add_reporter(cl.io.CheckpointReporter(out / "ckpt.npz", every=20, keep=3))
+    sim.add_reporter(cl.io.VTKReporter(out / "vtk", every=10))
+    sim.add_reporter(cl.io.EnergyCSVReporter(out / "energy.csv", every=10))
+    assert not any(p.exists() for p in stale) and all(p.exists() for p in live)
+    sim.run(steps=40)
+    sim.close()
+    assert [p.name for p in fault_scene.checkpoints(out)] == ["ckpt_0000000020.npz", "ckpt_0000000040.npz"]
+    assert [name for _, name in read_pvd(out / "vtk" / "particles.pvd")] == [f"particles_{k:06d}.vtp" for k in range(5)]
+
+
+@pytest.mark.skipif(os.geteuid() == 0, reason="root reads files without read permission")
+def test_an_unreadable_checkpoint_is_named(tmp_path, checkpoint):
+    locked = tmp_path / "locked.npz"
+    locked.write_bytes(checkpoint.read_bytes())
+    locked.chmod(0o000)
+    try:
+        with pytest.raises(cl.CheckpointError, match=r"checkpoint '.*locked\.npz' cannot be read: Permission denied"):
+            cl.Simulation.load_checkpoint(locked)
+    finally:
+        locked.chmod(0o600)
 
 
 # ------------------------------------------------------------------------------------------------ output folders

@@ -138,7 +138,7 @@ def _validate(args) -> int:
 
 def _run(args) -> int:
     from .errors import ContactlabError
-    from .io.atomic import ensure_writable_folder
+    from .io.atomic import atomic_write_bytes, ensure_writable_folder
     from .io.checkpoint import CheckpointReporter
     from .io.csv import EnergyCSVReporter
     from .io.scenefile import default_scene_path, load_scene_file
@@ -200,13 +200,13 @@ def _run(args) -> int:
         finally:
             sim.close()
         sim.save_checkpoint(out / "checkpoint.npz")
+        summary = sim.summary()
+        summary["setup_seconds"] = setup
+        summary["output"] = str(out)
+        atomic_write_bytes(out / "summary.json", json.dumps(summary, indent=2, default=float).encode())
     except ContactlabError as exc:
         print(f"contactlab: error: {exc}", file=sys.stderr)
         return 1
-    summary = sim.summary()
-    summary["setup_seconds"] = setup
-    summary["output"] = str(out)
-    (out / "summary.json").write_text(json.dumps(summary, indent=2, default=float))
     e = summary["energy"]
     print(
         f"contactlab: done. simulated {summary['time']:.4g} s in {summary['steps']} steps; "

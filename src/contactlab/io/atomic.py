@@ -21,6 +21,8 @@ __all__ = ["atomic_write", "atomic_write_bytes", "ensure_writable_folder", "remo
            "temporary_name"]
 
 _TEMPORARY = re.compile(r"^\.(?P<name>.+)\.(?P<pid>\d+)\.tmp$")
+#: the file :func:`ensure_writable_folder` writes and removes (left behind only by a kill)
+_PROBE = "contactlab-write-test"
 
 
 def temporary_name(path: Path) -> Path:
@@ -69,14 +71,15 @@ def _alive(pid: int) -> bool:
 
 def remove_stale_temporaries(folder: Path, keep: Callable[[str], bool] = lambda name: True) -> list[Path]:
     """Remove the temporary files left in ``folder`` by writers that died (killed while writing);
-    ``keep(target_name)`` selects which targets' temporaries to consider.  Returns what it removed."""
+    ``keep(target_name)`` selects which targets' temporaries to consider (the probe files of
+    :func:`ensure_writable_folder` always are).  Returns what it removed."""
     removed = []
     folder = Path(folder)
     if not folder.is_dir():
         return removed
     for entry in folder.iterdir():
         m = _TEMPORARY.match(entry.name)
-        if m and keep(m.group("name")) and not _alive(int(m.group("pid"))):
+        if m and (m.group("name") == _PROBE or keep(m.group("name"))) and not _alive(int(m.group("pid"))):
             with contextlib.suppress(FileNotFoundError):
                 entry.unlink()
                 removed.append(entry)
@@ -100,7 +103,7 @@ def ensure_writable_folder(folder: Path, what: str = "output folder") -> bool:
                           f"folder{where}") from None
     except OSError as exc:
         raise OutputError(f"cannot create {what} {str(folder)!r}: {exc.strerror or exc}") from None
-    probe = folder / f".contactlab-write-test.{os.getpid()}.tmp"
+    probe = folder / f".{_PROBE}.{os.getpid()}.tmp"
     try:
         with open(probe, "wb") as f:
             f.write(b"contactlab")

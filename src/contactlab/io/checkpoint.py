@@ -18,7 +18,7 @@ from pathlib import Path
 
 import numpy as np
 
-from .._validate import as_int, checked_api
+from .._validate import as_int, as_path, checked_api
 from ..bonds import BondLog
 from ..engine import layout
 from ..errors import CheckpointError
@@ -51,7 +51,7 @@ _REQUIRED = ([f"model_{k}" for k in _MODEL_ARRAYS] + [f"state_{k}" for k in _STA
 
 def save_checkpoint(sim, path) -> Path:
     """Write ``sim`` to ``path`` (``.npz`` appended if missing), atomically; returns the path."""
-    path = Path(path)
+    path = as_path("save_checkpoint: path", path)
     if path.suffix != ".npz":
         path = path.with_name(path.name + ".npz")
     if not path.parent.is_dir():
@@ -101,13 +101,13 @@ def load_checkpoint(path, *, threads: int | None = None):
     not saved: attach them again.  A missing, empty, truncated, damaged or foreign file, or one of
     another format version, raises :class:`~contactlab.errors.CheckpointError` saying which.
     """
-    path = Path(path)
+    path = as_path("load_checkpoint: path", path)
     data, meta = _read(path)
     try:
         return _resume(path, data, meta, threads)
     except CheckpointError:
         raise
-    except (KeyError, ValueError, TypeError, OSError, EOFError, zipfile.BadZipFile, zlib.error) as exc:
+    except (KeyError, IndexError, ValueError, TypeError, OSError, EOFError, zipfile.BadZipFile, zlib.error) as exc:
         raise CheckpointError(f"checkpoint {str(path)!r} is damaged: {type(exc).__name__}: {exc} (a contactlab "
                               f"checkpoint is written whole or not at all: this one was changed afterwards)") from None
     finally:
@@ -120,9 +120,12 @@ def _read(path: Path):
         raise CheckpointError(f"checkpoint {str(path)!r} does not exist")
     if path.is_dir():
         raise CheckpointError(f"checkpoint {str(path)!r} is a folder, not a checkpoint file")
-    size = path.stat().st_size
-    with open(path, "rb") as f:
-        head = f.read(4)
+    try:
+        size = path.stat().st_size
+        with open(path, "rb") as f:
+            head = f.read(4)
+    except OSError as exc:
+        raise CheckpointError(f"checkpoint {str(path)!r} cannot be read: {exc.strerror or exc}") from None
     if size == 0:
         raise CheckpointError(f"checkpoint {str(path)!r} is empty (0 bytes): not a contactlab checkpoint")
     if head != b"PK\x03\x04":
@@ -210,7 +213,7 @@ class CheckpointReporter(Reporter):
 
     def __init__(self, path, *, interval: float | None = None, every: int | None = None, keep: int = 1):
         super().__init__(interval=interval, every=every)
-        self.path = Path(path)
+        self.path = as_path("CheckpointReporter: path", path)
         self.keep = as_int("CheckpointReporter: keep", keep, low=1)
         self.written: list[Path] = []
 

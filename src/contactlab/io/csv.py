@@ -2,11 +2,10 @@
 from __future__ import annotations
 
 import time as _time
-from pathlib import Path
 
-from .._validate import checked_api
+from .._validate import as_bool, as_path, checked_api
 from ..errors import OutputError
-from .atomic import ensure_writable_folder
+from .atomic import atomic_write_bytes, ensure_writable_folder, remove_stale_temporaries
 from .reporter import Reporter
 
 __all__ = ["EnergyCSVReporter", "ENERGY_COLUMNS"]
@@ -41,26 +40,26 @@ class EnergyCSVReporter(Reporter):
 
     def __init__(self, path, *, interval: float | None = None, every: int | None = None, resume: bool = False):
         super().__init__(interval=interval, every=every)
-        self.path = Path(path)
-        self.resume = bool(resume)
+        self.path = as_path("EnergyCSVReporter: path", path)
+        self.resume = as_bool("EnergyCSVReporter: resume", resume)
         self._file = None
         self._start = None
 
     def attach(self, sim) -> None:
         super().attach(sim)
         ensure_writable_folder(self.path.parent, "CSV output folder")
+        remove_stale_temporaries(self.path.parent, keep=lambda name: name == self.path.name)
         kept = []
-        if self.resume and self.path.exists():
-            with open(self.path, encoding="utf-8", errors="replace") as f:
-                rows = f.read().split("\n")[1:]
-            # complete rows of earlier steps only: a run killed while writing may have left half a row
-            kept = [r for r in rows if _complete(r) and int(r.split(",", 1)[0]) < sim.step]
         try:
-            self._file = open(self.path, "w", encoding="utf-8")
-            self._file.write(",".join(ENERGY_COLUMNS) + "\n")
-            for r in kept:
-                self._file.write(r + "\n")
-            self._file.flush()
+            if self.resume and self.path.exists():
+                with open(self.path, encoding="utf-8", errors="replace") as f:
+                    rows = f.read().split("\n")[1:-1]   # the text after the last newline is no whole row
+                # complete rows of earlier steps only: a run killed while writing may have left half a row
+                kept = [r for r in rows if _complete(r) and int(r.split(",", 1)[0]) < sim.step]
+            # header and kept rows replace the file atomically (a run killed here keeps the old rows),
+            # then rows are appended
+            atomic_write_bytes(self.path, "".join(r + "\n" for r in [",".join(ENERGY_COLUMNS), *kept]).encode())
+            self._file = open(self.path, "a", encoding="utf-8")
         except OSError as exc:
             raise OutputError(f"cannot write {str(self.path)!r}: {exc.strerror or exc}") from None
         self._start = _time.perf_counter()
