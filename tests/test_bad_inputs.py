@@ -331,6 +331,10 @@ API = [
          r"EnergyCSVReporter: every must be a positive integer \(steps\), got 0"),
     Case("CheckpointReporter path None", lambda e: cl.io.CheckpointReporter(None, every=10), P,
          r"CheckpointReporter: path must be a path \(a str or pathlib\.Path, not empty\), got None"),
+    Case("CheckpointReporter path a folder",
+         lambda e: e.sim.add_reporter(cl.io.CheckpointReporter(_text_file(e, "f", "").parent, every=10)), cl.OutputError,
+         r"CheckpointReporter: path '.*inputs' is a folder; give the checkpoint's file name, e\.g\. "
+         r"'.*inputs/checkpoint\.npz'"),
     Case("CheckpointReporter infinite interval",
          lambda e: cl.io.CheckpointReporter(e.tmp / "c.npz", interval=math.inf), P,
          r"CheckpointReporter: interval must be finite, got inf"),

@@ -101,6 +101,7 @@ def load_model(spec: str):
 
 
 def _validate(args) -> int:
+    from ._validate import did_you_mean
     from .errors import ContactlabError, InputError
     from .validation.battery import GROUPS, validate
 
@@ -111,7 +112,8 @@ def _validate(args) -> int:
             groups = [g.strip() for g in args.groups.split(",") if g.strip()]
             bad = sorted(set(groups) - set(GROUPS))
             if bad:
-                raise InputError(f"unknown check group(s) {', '.join(bad)}; groups: {', '.join(GROUPS)}")
+                named = ", ".join(f"{b!r}{did_you_mean(b, GROUPS)}" for b in bad)
+                raise InputError(f"unknown check group(s) {named}; groups: {', '.join(GROUPS)}")
         name = args.model.partition(":")[2].replace(".", "_")
         out = Path(args.out) if args.out else Path(f"validation-{name}")
         from .engine.codegen import is_compiled

@@ -21,7 +21,7 @@ import numpy as np
 from .._validate import as_int, as_path, checked_api
 from ..bonds import BondLog
 from ..engine import layout
-from ..errors import CheckpointError
+from ..errors import CheckpointError, OutputError
 from ..laws.registry import model_from_dict
 from ..materials import Material
 from ..model import Model
@@ -219,6 +219,9 @@ class CheckpointReporter(Reporter):
 
     def attach(self, sim) -> None:
         super().attach(sim)
+        if self.path.is_dir():
+            raise OutputError(f"CheckpointReporter: path {str(self.path)!r} is a folder; give the checkpoint's file "
+                              f"name, e.g. {str(self.path / 'checkpoint.npz')!r}")
         ensure_writable_folder(self.path.parent, "checkpoint folder")
         remove_stale_temporaries(self.path.parent, keep=lambda name: name.endswith(".npz"))
         if self.keep > 1 and not self.written:
