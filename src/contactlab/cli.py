@@ -101,7 +101,7 @@ def load_model(spec: str):
 
 
 def _validate(args) -> int:
-    from ._validate import did_you_mean
+    from ._arguments import did_you_mean
     from .errors import ContactlabError, InputError
     from .validation.battery import GROUPS, validate
 

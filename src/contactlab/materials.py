@@ -3,7 +3,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 
-from ._validate import as_finite, as_positive, checked_api
+from ._arguments import as_finite, as_positive, checked_api
 from .errors import InputError
 
 __all__ = ["Material"]

@@ -36,7 +36,7 @@ from dataclasses import dataclass, field
 
 import numpy as np
 
-from ._validate import as_bool, as_finite, as_float_array, checked_call, is_number
+from ._arguments import as_bool, as_finite, as_float_array, checked_call, is_number
 from .errors import InputError
 from .geometry.record import ContactGeometry
 from .laws.base import ContactModel

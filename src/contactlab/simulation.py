@@ -12,7 +12,7 @@ import numba
 import numpy as np
 
 from ._jit import n_blocks
-from ._validate import as_bool, as_finite, as_int, as_positive, as_vec3, checked_api, did_you_mean
+from ._arguments import as_bool, as_finite, as_int, as_positive, as_vec3, checked_api, did_you_mean
 from .bonds import BondLog
 from .diagnosis import diagnose, initial_overlap_error
 from .engine import layout
@@ -21,7 +21,7 @@ from .engine.contact_table import ContactTable
 from .errors import ContactlabError, InputError, SimulationBlowUp, StabilityError
 from .laws.base import ContactModel, PairCase
 from .materials import Material
-from .model import Model
+from .frozen_model import Model
 from .neighbors.exclusions import Exclusions
 from .scene import Scene
 from .state import State
@@ -1118,7 +1118,7 @@ class Simulation:
         relative to the ground) and ``normal_force`` (N).
         """
         from .geometry.shapes import ROLL
-        from .scene.shapes import quaternion_to_matrix
+        from .geometry.rotation import rotation_matrix as quaternion_to_matrix
 
         m, s = self.model, self.state
         b = self._sphere_index(body)
@@ -1149,7 +1149,7 @@ class Simulation:
     def rotation_matrices(self) -> np.ndarray:
         """(N, 3, 3) rotation matrix of each body (body frame to global; for a non-spherical body
         its principal frame: an ellipsoid's semi-axes, a roll's axis is the first column)."""
-        from .scene.shapes import quaternion_to_matrix
+        from .geometry.rotation import rotation_matrix as quaternion_to_matrix
 
         return np.array([quaternion_to_matrix(q) for q in self.state.orientations]).reshape(-1, 3, 3)
 
@@ -1217,7 +1217,7 @@ class Simulation:
         rigid = np.flatnonzero(m.shape_kind != 0)
         if len(rigid):
             q = s.orientations[rigid]
-            from .scene.shapes import quaternion_to_matrix
+            from .geometry.rotation import rotation_matrix as quaternion_to_matrix
 
             r = np.array([quaternion_to_matrix(x) for x in q])
             wb = np.einsum("kji,kj->ki", r, w[rigid]) * m.principal_inertia[rigid]

@@ -194,13 +194,13 @@ def _module_source_hash(module_name: str) -> str:
 
 #: narrow phases a scene may need besides sphere-sphere, sphere-plane and sphere-triangle
 FEATURES = ("ELLIPSOID", "CONVEX", "ROLL", "VOLUME")
-_FEATURE_STUBS = "from contactlab.geometry.stubs import {names}  # not needed by this scene\n"
+_FEATURE_STUBS = "from contactlab.geometry.stand_ins import {names}  # not needed by this scene\n"
 
 
 def dispatch_module(features) -> str:
     """Name of the generated copy of :mod:`contactlab.geometry.dispatch` that keeps the narrow
     phases in ``features`` (a subset of :data:`FEATURES`) and replaces the others by the
-    stand-ins of :mod:`contactlab.geometry.stubs` (written once into the kernel cache)."""
+    stand-ins of :mod:`contactlab.geometry.stand_ins` (written once into the kernel cache)."""
     features = tuple(sorted(set(features)))
     unknown = set(features) - set(FEATURES)
     if unknown:
@@ -282,7 +282,7 @@ def _generated_source(law_module: str, debug: bool = False, shapes=False) -> tup
     lines[ranged[0]] = f"LAW_RANGE = {law_range!r}  # the law's INTERACTION_RANGE, m\n"
     _replace_marked(lines, _HIST_SIZE_MARK, [f"HIST_SIZE = {size}  # the law's HISTORY_SIZE\n"])
     if shapes is False or shapes is None:
-        _replace_marked(lines, _SHAPES_MARK, ["from contactlab.geometry.no_shapes import body_pair, body_triangle, "
+        _replace_marked(lines, _SHAPES_MARK, ["from contactlab.geometry.stand_ins import body_pair, body_triangle, "
                                               "body_wall, select_triangles  # spheres and planes only\n"])
     else:
         _replace_marked(lines, _SHAPES_MARK, [f"from {dispatch_module(shapes)} import body_pair, body_triangle, "

@@ -33,7 +33,7 @@ import math
 import numpy as np
 
 from .._jit import jit
-from .._validate import as_float_array
+from .._arguments import as_float_array
 from ..errors import InputError
 
 __all__ = ["roll_shape_data", "roll_mass_properties", "hull_derivative", "bounding_radius", "roll_surface",

@@ -18,13 +18,13 @@ from pathlib import Path
 
 import numpy as np
 
-from .._validate import as_int, as_path, checked_api
+from .._arguments import as_int, as_path, checked_api
 from ..bonds import BondLog
 from ..engine import layout
 from ..errors import CheckpointError, OutputError
 from ..laws.registry import model_from_dict
 from ..materials import Material
-from ..model import Model
+from ..frozen_model import Model
 from ..neighbors.exclusions import Exclusions
 from ..state import State
 from .atomic import atomic_write, ensure_writable_folder, remove_stale_temporaries

@@ -3,7 +3,7 @@ from __future__ import annotations
 
 import time as _time
 
-from .._validate import as_bool, as_path, checked_api
+from .._arguments import as_bool, as_path, checked_api
 from ..errors import OutputError
 from .atomic import atomic_write_bytes, ensure_writable_folder, remove_stale_temporaries
 from .reporter import Reporter

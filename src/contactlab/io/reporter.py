@@ -8,7 +8,7 @@ from __future__ import annotations
 
 import math
 
-from .._validate import as_positive, is_number
+from .._arguments import as_positive, is_number
 from ..errors import InputError
 
 __all__ = ["Reporter"]

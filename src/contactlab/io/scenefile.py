@@ -43,7 +43,7 @@ from typing import Any
 
 import numpy as np
 
-from .._validate import did_you_mean
+from .._arguments import did_you_mean
 from ..errors import InputError, SceneFileError, StabilityError
 from ..laws.define import Contact
 from ..laws.registry import MODELS, model_class, model_from_dict

@@ -19,7 +19,7 @@ from pathlib import Path
 
 import numpy as np
 
-from .._validate import as_bool, as_path, did_you_mean
+from .._arguments import as_bool, as_path, did_you_mean
 from ..errors import InputError, OutputError
 from .atomic import ensure_writable_folder
 from .reporter import Reporter

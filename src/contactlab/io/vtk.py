@@ -30,7 +30,7 @@ from pathlib import Path
 
 import numpy as np
 
-from .._validate import as_bool, as_path, checked_api
+from .._arguments import as_bool, as_path, checked_api
 from ..errors import InputError
 from .atomic import atomic_write_bytes, ensure_writable_folder, remove_stale_temporaries
 from .reporter import Reporter
@@ -284,7 +284,7 @@ class VTKReporter(Reporter):
             bodies = np.flatnonzero(m.shape_kind != 0)
             self._surfaces = [(int(b),) + surface_triangles(int(m.shape_kind[b]), m.shape_data, int(m.shape_ref[b]))
                               for b in bodies]
-        from ..scene.shapes import quaternion_to_matrix
+        from ..geometry.rotation import rotation_matrix as quaternion_to_matrix
 
         pts, tris, body, kind, vel = [], [], [], [], []
         base = 0

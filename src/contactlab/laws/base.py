@@ -27,7 +27,7 @@ from typing import Any, ClassVar
 
 import numpy as np
 
-from .._validate import as_finite, call_problem, did_you_mean
+from .._arguments import as_finite, call_problem, did_you_mean
 from ..errors import InputError
 from ..materials import Material
 

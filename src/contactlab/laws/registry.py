@@ -3,7 +3,7 @@ from __future__ import annotations
 
 import importlib
 
-from .._validate import did_you_mean
+from .._arguments import did_you_mean
 from ..errors import InputError
 from .base import ContactModel
 from .convex_roll import ConvexRollContact

@@ -27,7 +27,7 @@ import numpy as np
 from scipy.integrate import solve_ivp
 from scipy.optimize import brentq
 
-from .._validate import as_finite
+from .._arguments import as_finite
 from ..errors import InputError
 
 __all__ = [

@@ -61,7 +61,7 @@ from dataclasses import dataclass
 import numpy as np
 from scipy.spatial import cKDTree
 
-from .._validate import (as_bool, as_int, as_nonnegative, as_positive, as_positive_array, as_vec3, as_vec3_array,
+from .._arguments import (as_bool, as_int, as_nonnegative, as_positive, as_positive_array, as_vec3, as_vec3_array,
                          checked_call)
 from .._jit import kernel
 from ..errors import InputError

@@ -32,7 +32,7 @@ from typing import Any, Callable
 
 import numpy as np
 
-from .._validate import as_positive, as_unit_normal, as_vec3, checked_call
+from .._arguments import as_positive, as_unit_normal, as_vec3, checked_call
 from ..errors import InputError
 
 __all__ = [

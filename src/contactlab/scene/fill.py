@@ -3,7 +3,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from .._validate import as_int, as_nonnegative, as_positive, as_vec3
+from .._arguments import as_int, as_nonnegative, as_positive, as_vec3
 from ..errors import InputError
 
 __all__ = ["lattice_in_box"]

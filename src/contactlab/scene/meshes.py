@@ -11,7 +11,7 @@ from pathlib import Path
 
 import numpy as np
 
-from .._validate import as_positive, as_vec3
+from .._arguments import as_positive, as_vec3
 from ..errors import InputError
 
 __all__ = ["MeshBuilder", "load_mesh"]

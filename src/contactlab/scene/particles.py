@@ -3,7 +3,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from .._validate import as_positive, as_positive_array, as_vec3, as_vec3_array
+from .._arguments import as_positive, as_positive_array, as_vec3, as_vec3_array
 from ..errors import InputError
 from ..materials import Material
 

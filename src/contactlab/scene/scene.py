@@ -5,10 +5,10 @@ import contextlib
 
 import numpy as np
 
-from .._validate import as_bool, as_vec3, checked_api
+from .._arguments import as_bool, as_vec3, checked_api
 from ..errors import InputError
 from ..materials import Material
-from ..model import Model
+from ..frozen_model import Model
 from ..state import State
 from .fill import lattice_in_box
 from .meshes import MeshBuilder

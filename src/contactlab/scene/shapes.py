@@ -10,40 +10,13 @@ import math
 
 import numpy as np
 
-from .._validate import as_float_array, as_positive
+from .._arguments import as_float_array, as_positive
 from ..errors import InputError
+from ..geometry.rotation import quaternion_from_matrix, rotation_matrix
 from ..geometry.shapes import ELLIPSOID, POLYHEDRON, ROLL
 
-__all__ = ["as_orientation", "matrix_to_quaternion", "quaternion_to_matrix", "ellipsoid_body", "polyhedron_body",
+__all__ = ["as_orientation", "ellipsoid_body", "polyhedron_body",
            "roll_body", "box_vertices", "Body"]
-
-
-def quaternion_to_matrix(q) -> np.ndarray:
-    """(3, 3) rotation matrix of the unit quaternion ``q = (w, x, y, z)`` (body to global)."""
-    w, x, y, z = (float(c) for c in q)
-    return np.array([[1 - 2 * (y * y + z * z), 2 * (x * y - w * z), 2 * (x * z + w * y)],
-                     [2 * (x * y + w * z), 1 - 2 * (x * x + z * z), 2 * (y * z - w * x)],
-                     [2 * (x * z - w * y), 2 * (y * z + w * x), 1 - 2 * (x * x + y * y)]])
-
-
-def matrix_to_quaternion(r: np.ndarray) -> np.ndarray:
-    """Unit quaternion ``(w, x, y, z)`` of a proper rotation matrix (Shepperd's method), w >= 0."""
-    r = np.asarray(r, dtype=float)
-    tr = np.trace(r)
-    if tr > 0:
-        s = 2.0 * math.sqrt(tr + 1.0)
-        q = np.array([0.25 * s, (r[2, 1] - r[1, 2]) / s, (r[0, 2] - r[2, 0]) / s, (r[1, 0] - r[0, 1]) / s])
-    else:
-        k = int(np.argmax(np.diag(r)))
-        i, j = (k + 1) % 3, (k + 2) % 3
-        s = 2.0 * math.sqrt(max(1.0 + r[k, k] - r[i, i] - r[j, j], 0.0))
-        q = np.zeros(4)
-        q[0] = (r[j, i] - r[i, j]) / s
-        q[1 + k] = 0.25 * s
-        q[1 + i] = (r[i, k] + r[k, i]) / s
-        q[1 + j] = (r[j, k] + r[k, j]) / s
-    q /= np.linalg.norm(q)
-    return q if q[0] >= 0 else -q
 
 
 def as_orientation(name: str, value) -> np.ndarray:
@@ -65,7 +38,7 @@ def as_orientation(name: str, value) -> np.ndarray:
         if err > 1e-6 or det < 0:
             raise InputError(f"{name} must be a rotation matrix (orthonormal, determinant +1); got one with "
                              f"|R^T R - I| = {err:.3g} and determinant {det:.6g}")
-        return matrix_to_quaternion(a)
+        return quaternion_from_matrix(a)
     raise InputError(f"{name} must be a 3x3 rotation matrix or a unit quaternion (w, x, y, z), got shape {a.shape}")
 
 
@@ -175,11 +148,11 @@ def polyhedron_body(vertices, position, orientation, density, mass=None, inertia
     moments, axes = np.linalg.eigh(tensor)
     if np.linalg.det(axes) < 0:
         axes[:, 2] *= -1.0
-    r_user = quaternion_to_matrix(orientation)
+    r_user = rotation_matrix(orientation)
     local = (pts - centroid) @ axes           # vertices in the principal frame
     block = np.concatenate([[len(local), len(tris)], local.ravel(), tris.ravel().astype(float)])
     centre = np.asarray(position, float) + r_user @ centroid
-    q = matrix_to_quaternion(r_user @ axes)
+    q = quaternion_from_matrix(r_user @ axes)
     bound = float(np.linalg.norm(local, axis=1).max())
     return Body(POLYHEDRON, block, m, moments, centre, q, bound, (3.0 * volume / (4.0 * math.pi)) ** (1 / 3), volume)
 
@@ -203,7 +176,7 @@ def roll_body(position, orientation, coefficients, length, density, mass=None, i
     m, tensor = _principal(mass, inertia, m, tensor)
     if np.abs(tensor - np.diag(np.diag(tensor))).max() > 1e-12 * np.abs(tensor).max():
         raise InputError("the inertia tensor of a roll must be diagonal in its frame (axis = local x)")
-    r = quaternion_to_matrix(orientation)
+    r = rotation_matrix(orientation)
     centre = np.asarray(position, float) + r @ np.array([centroid_s, 0.0, 0.0])
     radii = np.polyval(np.asarray(coefficients, float), np.linspace(-0.5 * length, 0.5 * length, 201))
     volume = m / density if mass is None else float("nan")

@@ -3,7 +3,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from .._validate import as_unit_normal, as_vec3
+from .._arguments import as_unit_normal, as_vec3
 
 __all__ = ["WallBuilder"]
 

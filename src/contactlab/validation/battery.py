@@ -44,7 +44,7 @@ from typing import Callable
 
 import numpy as np
 
-from .._validate import checked_call, did_you_mean
+from .._arguments import checked_call, did_you_mean
 from ..errors import ContactlabError, InputError, SimulationBlowUp
 from ..laws.base import ContactModel, PairCase
 from ..materials import Material
