@@ -4,6 +4,7 @@ frictional contact after breakage, the compiled law against its NumPy twin, and 
 """
 from __future__ import annotations
 
+import importlib
 import math
 
 import numpy as np
@@ -11,7 +12,7 @@ import pytest
 
 import contactlab as cl
 from contactlab._jit import kernel
-from contactlab.laws import linear_spring_dashpot, parallel_bond, parallel_bond_linear
+from contactlab.laws import linear_spring_dashpot, parallel_bond
 
 from test_laws import _twin_steps
 
@@ -24,6 +25,10 @@ def _model(kn=1e10, sigma_c=1e9, tau_c=1e9, damping=0.0, restitution=0.5):
                                   shear_strength=tau_c, damping=damping,
                                   contact=cl.models.LinearSpringDashpot(stiffness=1e3, restitution=restitution,
                                                                         friction=0.5))
+
+
+#: the law module of a parallel bond over the linear spring-dashpot (generated, one template for every contact)
+parallel_bond_linear = importlib.import_module(_model().law_module)
 
 
 @kernel(cache=False)

@@ -20,6 +20,7 @@ from .engine.codegen import kernel_module
 from .engine.contact_table import ContactTable
 from .errors import ContactlabError, InputError, SimulationBlowUp, StabilityError
 from .laws.base import ContactModel, PairCase
+from .laws.registry import bonded_model_names
 from .materials import Material
 from .frozen_model import Model
 from .neighbors.exclusions import Exclusions
@@ -563,9 +564,9 @@ class Simulation:
         from .bonds import bond_candidates
 
         cm, m, s = self.contact_model, self.model, self.state
-        if cm.bond_field < 0:
-            raise InputError(f"{type(cm).__name__} has no bonds; models with bonds: cl.models.Ice, "
-                             f"cl.models.ParallelBond")
+        if not cm.has_bonds:
+            raise InputError(f"{type(cm).__name__} has no bonds; models with bonds: "
+                             f"{', '.join('cl.models.' + name for name in bonded_model_names())}")
         if pairs is not None and (spheres is not None or max_gap is not None):
             raise InputError("give pairs=..., or spheres=... and/or max_gap=..., not both")
         if max_gap is not None:

@@ -26,29 +26,26 @@ The law-independent kernels (:mod:`contactlab.engine.integrate`: kick, drift, re
 walls and meshes) are written out the same way but once, not per law (:func:`integrate_module`),
 and every law's module imports them, so they compile once per machine.
 
-Generated modules live in ``$CONTACTLAB_CACHE_DIR`` or, by default, ``~/.cache/contactlab``
-(``$XDG_CACHE_HOME/contactlab`` when set), under ``kernels/``.
+Where generated modules live and how their names are made: :mod:`contactlab.kernel_cache`.
 """
 from __future__ import annotations
 
-import atexit
 import hashlib
 import importlib
-import importlib.util
 import os
 import re
-import shutil
-import sys
-import tempfile
 from functools import lru_cache
 from pathlib import Path
 
-import numba
+import numpy as np
 
 from ..errors import ContactlabError
+from ..geometry.shapes import ELLIPSOID, POLYHEDRON, ROLL, SPHERE
+from ..laws.base import law_bond_field, law_dissipation_terms
+from ..kernel_cache import cache_dir, dependency_fingerprint, module_source_hash, session_dir, write_module
 
-__all__ = ["cache_dir", "kernel_module", "is_compiled", "source_fingerprint", "dependency_fingerprint", "python_law",
-           "write_module", "session_dir", "dispatch_module", "integrate_module", "FEATURES", "shape_features"]
+__all__ = ["kernel_module", "is_compiled", "python_law", "dispatch_module", "integrate_module", "FEATURES",
+           "shape_features"]
 
 _MARK = "# @@LAW_IMPORT@@"
 _RANGE_MARK = "# @@LAW_RANGE@@"
@@ -62,134 +59,6 @@ _HIST_SIZE_MARK = "# @@HIST_SIZE@@"
 _SHAPES_MARK = "# @@SHAPES_IMPORT@@"
 _INTEGRATE_MARK = "# @@INTEGRATE_IMPORT@@"
 _PACKAGE_DIR = Path(__file__).resolve().parent.parent
-
-
-def cache_dir() -> Path:
-    """Directory of generated kernel modules (created if needed; a temporary one if not writable)."""
-    env = os.environ.get("CONTACTLAB_CACHE_DIR")
-    if env:
-        base = Path(env)
-    else:
-        xdg = os.environ.get("XDG_CACHE_HOME")
-        base = Path(xdg) / "contactlab" if xdg else Path.home() / ".cache" / "contactlab"
-    path = base / "kernels"
-    try:
-        path.mkdir(parents=True, exist_ok=True)
-        probe = path / f".probe-{os.getpid()}"
-        probe.write_text("")
-        probe.unlink()
-    except OSError:
-        path = Path(tempfile.gettempdir()) / f"contactlab-kernels-{os.getuid() if hasattr(os, 'getuid') else 0}"
-        path.mkdir(parents=True, exist_ok=True)
-    return path
-
-
-#: the files whose code can end up inside a compiled kernel (everything else is plain Python)
-_KERNEL_SOURCES = ("_jit.py", "vec.py", "engine/layout.py", "engine/kernels.py", "engine/integrate.py", "geometry/*.py", "laws/*.py")
-
-
-def _project_origin(name: str) -> str | None:
-    """The source file of module ``name`` if it is project code (contactlab's, or a user's module
-    outside the Python installation), else None (the standard library, numpy, numba...)."""
-    try:
-        spec = importlib.util.find_spec(name)
-    except (ImportError, ValueError, AttributeError):
-        return None
-    if spec is None or not spec.origin or not spec.origin.endswith(".py") or not os.path.isfile(spec.origin):
-        return None
-    if name == "contactlab" or name.startswith("contactlab."):
-        return spec.origin
-    origin = os.path.realpath(spec.origin)
-    for prefix in {sys.prefix, sys.base_prefix, sys.exec_prefix}:
-        if origin.startswith(os.path.realpath(prefix) + os.sep):
-            return None
-    return spec.origin
-
-
-def _imported_modules(source: str, package: str) -> list[str]:
-    """Absolute names of the modules that ``source`` (a module of ``package``) imports, including
-    submodules named in ``from package import submodule``."""
-    import ast
-
-    names = []
-    # module-level imports only (compiled code can only use a module's globals; imports inside
-    # functions belong to the plain-Python side), including those under top-level if/try blocks
-    nodes, stack = [], list(ast.parse(source).body)
-    while stack:
-        node = stack.pop()
-        if isinstance(node, (ast.If, ast.Try)):
-            stack += node.body + node.orelse + getattr(node, "finalbody", []) + [
-                x for h in getattr(node, "handlers", []) for x in h.body]
-        else:
-            nodes.append(node)
-    for node in nodes:
-        if isinstance(node, ast.Import):
-            names += [a.name for a in node.names]
-        elif isinstance(node, ast.ImportFrom):
-            if node.level:
-                base = package.split(".")
-                base = base[: len(base) - node.level + 1] if node.level > 1 else base
-                mod = ".".join(base + ([node.module] if node.module else []))
-            else:
-                mod = node.module or ""
-            if mod:
-                names.append(mod)
-                names += [f"{mod}.{a.name}" for a in node.names]
-    return names
-
-
-@lru_cache(maxsize=256)
-def _file_imports(origin: str, package: str, mtime: float) -> tuple[str, ...]:
-    return tuple(_imported_modules(Path(origin).read_text(), package))
-
-
-_LAST_DEPENDENCIES: set = set()
-
-
-def dependency_fingerprint(source: str, package: str = "") -> str:
-    """Hash of every project source file that ``source`` imports, directly or through other
-    project modules, plus the Numba and Python versions (what a compiled kernel can depend on)."""
-    h = hashlib.sha256()
-    seen: dict[str, str] = {}
-    stack = list(_imported_modules(source, package))
-    while stack:
-        name = stack.pop()
-        if name in seen:
-            continue
-        origin = _project_origin(name)
-        seen[name] = origin or ""
-        if origin is None:
-            continue
-        pkg = name if origin.endswith("__init__.py") else name.rsplit(".", 1)[0] if "." in name else ""
-        stack += _file_imports(origin, pkg, os.path.getmtime(origin))
-    for name in sorted(n for n, o in seen.items() if o):
-        _LAST_DEPENDENCIES.add(name)
-        h.update(name.encode())
-        h.update(Path(seen[name]).read_bytes())
-    h.update(numba.__version__.encode())
-    h.update(sys.version.encode())
-    return h.hexdigest()
-
-
-@lru_cache(maxsize=1)
-def source_fingerprint() -> str:
-    """Hash of contactlab's source files that kernels compile from, plus Numba/Python versions."""
-    h = hashlib.sha256()
-    files = sorted({f for pattern in _KERNEL_SOURCES for f in _PACKAGE_DIR.glob(pattern)})
-    for f in files:
-        h.update(str(f.relative_to(_PACKAGE_DIR)).encode())
-        h.update(f.read_bytes())
-    h.update(numba.__version__.encode())
-    h.update(sys.version.encode())
-    return h.hexdigest()
-
-
-def _module_source_hash(module_name: str) -> str:
-    spec = importlib.util.find_spec(module_name)
-    if spec is None or spec.origin is None or not os.path.isfile(spec.origin):
-        raise ContactlabError(f"cannot find the source file of law module {module_name!r}; a law must live in an "
-                              f"importable module to be compiled and cached")
-    return hashlib.sha256(Path(spec.origin).read_bytes()).hexdigest()
 
 
 #: narrow phases a scene may need besides sphere-sphere, sphere-plane and sphere-triangle
@@ -308,7 +177,7 @@ def _generated_source(law_module: str, debug: bool = False, shapes=False) -> tup
     digest = hashlib.sha256()
     digest.update(source.encode())
     digest.update(dependency_fingerprint(source).encode())
-    digest.update(_module_source_hash(law_module).encode())
+    digest.update(module_source_hash(law_module).encode())
     tag = re.sub(r"[^0-9A-Za-z]+", "_", law_module)[-40:]
     kind = ("debug" if debug else "kernels") + ("" if shapes is False or shapes is None else
                                                  "_shapes" + "".join(f[0] for f in sorted(shapes)))
@@ -347,25 +216,6 @@ def python_law(law_module: str):
     return getattr(law, "py_func", law)
 
 
-def dissipation_terms(module) -> tuple[str, ...]:
-    """The law module's ``DISSIPATION_TERMS`` (validated), ``()`` when it returns one total."""
-    terms = getattr(module, "DISSIPATION_TERMS", ())
-    if not isinstance(terms, tuple) or not all(isinstance(t, str) and t.isidentifier() for t in terms):
-        raise ContactlabError(f"law module {module.__name__!r}: DISSIPATION_TERMS must be a tuple of identifiers, "
-                              f"got {terms!r}")
-    return terms
-
-
-def bond_field(module) -> int:
-    """The law module's ``BOND_FIELD`` (history index of the bond state), -1 when it has no bonds."""
-    field = getattr(module, "BOND_FIELD", -1)
-    size = getattr(module, "HISTORY_SIZE", 0)
-    if not isinstance(field, int) or not -1 <= field < max(size, 0):
-        raise ContactlabError(f"law module {module.__name__!r}: BOND_FIELD must be a history index below "
-                              f"HISTORY_SIZE = {size}, got {field!r}")
-    return field
-
-
 def _replace_marked(lines, mark, new_lines):
     found = [k for k, line in enumerate(lines) if mark in line]
     if not found or found != list(range(found[0], found[-1] + 1)):
@@ -374,7 +224,7 @@ def _replace_marked(lines, mark, new_lines):
 
 
 def _generate_energy_and_bonds(lines, module, law_module, size):
-    terms = dissipation_terms(module)
+    terms = law_dissipation_terms(module)
     if terms:
         book = [f"    owner[i, N_OWN + {t}] += d[{t}]\n    hist[k, {size + t}] += d[{t}]\n" for t in range(len(terms))]
         total = "    return " + " + ".join(f"d[{t}]" for t in range(len(terms))) + "\n"
@@ -383,7 +233,7 @@ def _generate_energy_and_bonds(lines, module, law_module, size):
         total = "    return d\n"
     _replace_marked(lines, _BOOK_MARK, book)
     _replace_marked(lines, _TOTAL_MARK, [total])
-    field = bond_field(module)
+    field = law_bond_field(module)
     _replace_marked(lines, _BOND_MARK, [f"    return h[{field}]\n" if field >= 0 else "    return 0.0\n"])
     _replace_marked(lines, _BOND_ROW_MARK, [f"    return hist[k, {field}]\n" if field >= 0 else "    return 0.0\n"])
 
@@ -421,41 +271,10 @@ def _kernel_module(law_module: str, debug: bool, shapes):
     return write_module(cache_dir() if cacheable else session_dir(), name, source)
 
 
-def write_module(directory: Path, name: str, source: str):
-    """Write ``source`` as module ``name`` in ``directory`` (atomically, unless it is there
-    already: generated names hash their source) and import it."""
-    path = directory / f"{name}.py"
-    if not path.exists():
-        tmp = directory / f".{name}.{os.getpid()}.tmp"
-        tmp.write_text(source)
-        os.replace(tmp, path)
-    if str(directory) not in sys.path:
-        sys.path.append(str(directory))
-    importlib.invalidate_caches()
-    return importlib.import_module(name)
-
-
-_SESSION_DIR: Path | None = None
-
-
-def session_dir() -> Path:
-    """Per-process directory for generated modules that cannot be cached (laws defined in
-    ``__main__``, a notebook or a function); removed when the process exits."""
-    global _SESSION_DIR
-    if _SESSION_DIR is None:
-        _SESSION_DIR = Path(tempfile.mkdtemp(prefix="contactlab-session-"))
-        atexit.register(shutil.rmtree, _SESSION_DIR, True)
-    return _SESSION_DIR
-
-
 def shape_features(shape_kind, n_triangles: int, volume: bool):
     """The narrow-phase features (:data:`FEATURES`) a scene's pairs can need, or False for a scene
     of spheres and plane walls only.  ``shape_kind``: per body (see :mod:`contactlab.geometry.shapes`);
     ``volume``: the contact-volume mode."""
-    import numpy as np
-
-    from ..geometry.shapes import ELLIPSOID, POLYHEDRON, ROLL, SPHERE
-
     kinds, counts = np.unique(np.asarray(shape_kind), return_counts=True)
     count = dict(zip(kinds.tolist(), counts.tolist()))
     if set(count) <= {SPHERE} and n_triangles == 0:

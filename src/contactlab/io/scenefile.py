@@ -46,7 +46,7 @@ import numpy as np
 from .._arguments import did_you_mean
 from ..errors import InputError, SceneFileError, StabilityError
 from ..laws.define import Contact
-from ..laws.registry import MODELS, model_class, model_from_dict
+from ..laws.registry import MODELS, bonded_model_names, model_class, model_from_dict
 from ..materials import Material
 from ..scene import Scene
 
@@ -296,7 +296,8 @@ def load_scene_file(path) -> SceneSpec:
     if "bonds" in doc:
         ctx.check_keys("bonds", doc["bonds"], _BOND_KEYS)
         if model.bond_field < 0:
-            ctx.fail("bonds", f"the model {model.name} has no bonds; models with bonds: Ice, ParallelBond")
+            ctx.fail("bonds", f"the model {model.name} has no bonds; models with bonds: "
+                     f"{', '.join(bonded_model_names())}")
         bonds = dict(doc["bonds"])
     return SceneSpec(path=path, scene=scene, model=model, simulation=sim_kwargs,
                      duration=None if duration is None else float(duration), output=output, bonds=bonds)

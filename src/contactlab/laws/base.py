@@ -28,10 +28,11 @@ from typing import Any, ClassVar
 import numpy as np
 
 from .._arguments import as_finite, call_problem, did_you_mean
-from ..errors import InputError
+from ..errors import ContactlabError, InputError
 from ..materials import Material
 
-__all__ = ["Parameter", "HistoryField", "PairCase", "ContactModel", "verlet_limit", "geometry_arrays"]
+__all__ = ["Parameter", "HistoryField", "PairCase", "ContactModel", "verlet_limit", "geometry_arrays", "history_size",
+           "law_dissipation_terms", "law_bond_field"]
 
 
 @dataclass(frozen=True)
@@ -76,6 +77,31 @@ class HistoryField:
     size: int
     unit: str
     doc: str
+
+
+def law_dissipation_terms(module) -> tuple[str, ...]:
+    """The law module's ``DISSIPATION_TERMS`` (validated), ``()`` when it returns one total."""
+    terms = getattr(module, "DISSIPATION_TERMS", ())
+    if not isinstance(terms, tuple) or not all(isinstance(t, str) and t.isidentifier() for t in terms):
+        raise ContactlabError(f"law module {module.__name__!r}: DISSIPATION_TERMS must be a tuple of identifiers, "
+                              f"got {terms!r}")
+    return terms
+
+
+def law_bond_field(module) -> int:
+    """The law module's ``BOND_FIELD`` (history index of the bond state), -1 when it has no bonds."""
+    field = getattr(module, "BOND_FIELD", -1)
+    size = getattr(module, "HISTORY_SIZE", 0)
+    if not isinstance(field, int) or not -1 <= field < max(size, 0):
+        raise ContactlabError(f"law module {module.__name__!r}: BOND_FIELD must be a history index below "
+                              f"HISTORY_SIZE = {size}, got {field!r}")
+    return field
+
+
+def history_size(fields) -> int:
+    """Floats per contact of a history made of ``fields`` (HistoryField): the law module's
+    ``HISTORY_SIZE``, derived from its ``HISTORY_FIELDS`` so that it is declared once."""
+    return sum(f.size for f in fields)
 
 
 @dataclass(frozen=True)
@@ -274,7 +300,8 @@ class ContactModel:
 
     @property
     def history_size(self) -> int:
-        return sum(f.size for f in self.history_fields)
+        """Floats of history per contact (the sum of the ``history_fields``' sizes)."""
+        return history_size(self.history_fields)
 
     def history_slices(self) -> dict[str, slice]:
         out, start = {}, 0
@@ -300,16 +327,27 @@ class ContactModel:
     def dissipation_terms(self) -> tuple[str, ...]:
         """Names of the dissipation terms the law books separately (its ``DISSIPATION_TERMS``);
         ``()`` for a law that returns one total."""
-        from ..engine.codegen import dissipation_terms
-
-        return dissipation_terms(self.law)
+        return law_dissipation_terms(self.law)
 
     @property
     def bond_field(self) -> int:
         """History index of the bond state (``BOND_FIELD``), -1 for a model without bonds."""
-        from ..engine.codegen import bond_field
+        return law_bond_field(self.law)
 
-        return bond_field(self.law)
+    @property
+    def has_bonds(self) -> bool:
+        """Whether the law has bonds (its module declares a ``BOND_FIELD``): ``Simulation.bond``
+        makes them, bonded pairs stay in the neighbour list at any distance and breakage is logged."""
+        return self.bond_field >= 0
+
+    @classmethod
+    def declares_bonds(cls) -> bool:
+        """Whether models of this class have bonds, asked of the law module the class names (for
+        the lists of bonded models in messages; an instance answers :attr:`has_bonds`)."""
+        module = getattr(cls, "law_module", "")
+        if not isinstance(module, str) or not module:
+            return False
+        return getattr(importlib.import_module(module), "BOND_FIELD", -1) >= 0
 
     @property
     def bond_reasons(self) -> dict[int, str]:
@@ -327,7 +365,30 @@ class ContactModel:
         ``pairs`` holds per-pair arrays: ``overlap`` (m), ``radius_i``, ``radius_j`` (m), ``mass_i``,
         ``mass_j`` (kg, ``inf`` if fixed); ``params`` the (K, P) pair-table rows.
         """
-        raise InputError(f"{type(self).__name__} has no bonds; bonded models: Ice, ParallelBond")
+        raise InputError(f"{type(self).__name__} has no bonds")
+
+    # ------------------------------------------------------------------ what the law says of itself
+    #: whether ``contactlab validate`` (the battery of sphere-sphere and sphere-wall experiments)
+    #: applies to this model; a law of other shapes (a roll, contact volumes) says False
+    validation_battery: ClassVar[bool] = True
+
+    @classmethod
+    def examples(cls) -> dict[str, "ContactModel"]:
+        """Named, physically sensible instances for the battery's default bodies (glass-like
+        spheres of 1 mm radius, :data:`contactlab.probe.DEFAULT_PROBE_MATERIAL`): the docs' validation
+        reports (:mod:`contactlab.validation.builtin`) and the table-driven conformance tests run
+        them.  Default: none."""
+        return {}
+
+    def reference_law(self, geometry: dict, params, history, dt):
+        """The law's plain NumPy twin: ``(force, couple, stored, dissipation, active, new_history)``
+        for a geometry given as a mapping of the record's fields (vectors as arrays), the pair-table
+        row ``params`` and the history (an array, not changed).  Default: the law module's
+        ``reference_law``."""
+        twin = getattr(self.law, "reference_law", None)
+        if twin is None:
+            raise NotImplementedError(f"{type(self).__name__}: its law module {self.law_module} has no reference_law")
+        return twin(geometry, params, history, dt)
 
     # ------------------------------------------------------------------ to implement
     def pair_table(self, materials: tuple[Material, ...]) -> np.ndarray:

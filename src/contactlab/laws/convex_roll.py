@@ -59,14 +59,16 @@ import numpy as np
 
 from .._jit import jit
 from ..vec import dot
-from .base import ContactModel, PairCase, Parameter, geometry_arrays, verlet_limit
+from .base import ContactModel, HistoryField, PairCase, Parameter, geometry_arrays, history_size, verlet_limit
 
 __all__ = ["ConvexRollContact", "law", "reference_law", "stribeck", "stribeck_reference"]
 
 #: gap (m) up to which the engine hands a pair to the law; farther pairs are reset
 INTERACTION_RANGE = 0.0
-#: history floats per contact: none
-HISTORY_SIZE = 0
+#: the per-contact history: named fields, declared once (the model's ``history_fields``)
+HISTORY_FIELDS: tuple[HistoryField, ...] = ()
+#: history floats per contact (derived from the fields)
+HISTORY_SIZE = history_size(HISTORY_FIELDS)
 
 # pair-table columns (the same for every pair of materials)
 K_C, D_C, MU_D, MU_S, MU_V, V_EXP, V_REG = range(7)
@@ -175,7 +177,7 @@ class ConvexRollContact(ContactModel):
         Parameter("friction_proportional_zone", "m/s", "slip speed v_reg below which friction is proportional",
                   1e-3, 0.0),
     )
-    history_fields = ()
+    history_fields = HISTORY_FIELDS
     pair_fields = ("k_c", "d_c", "mu_d", "mu_s_off", "mu_v", "v_exp", "v_reg")
     # linear spring switched on at first touch, as LinearSpringDashpot: ~15 steps per contact
     default_dt_fraction = 0.15
@@ -186,6 +188,14 @@ class ConvexRollContact(ContactModel):
                          dynamic_friction=dynamic_friction, static_friction_offset=static_friction_offset,
                          viscous_friction=viscous_friction, exponential_decay_static=exponential_decay_static,
                          friction_proportional_zone=friction_proportional_zone, **unknown)
+
+    #: a law of the roll on a plane (spec 003): validated by its own tests (tests/test_convex_roll.py)
+    validation_battery = False
+
+    @classmethod
+    def examples(cls) -> dict:
+        """Spec 003's example: a penalty contact with Stribeck friction."""
+        return {"convex_roll": cls(contact_stiffness=1e3, contact_damping=1.0, dynamic_friction=0.9)}
 
     def row(self) -> tuple[float, ...]:
         """The pair-table row (the same for every pair), in the order of ``pair_fields``."""

@@ -70,6 +70,7 @@ import numpy as np
 
 from ..errors import InputError, LawError, UncachedLawWarning
 from ..geometry.record import ContactGeometry
+from ..kernel_cache import cache_dir, dependency_fingerprint, session_dir, write_module
 from ..materials import Material
 from .base import ContactModel, HistoryField, PairCase, Parameter, verlet_limit
 
@@ -657,8 +658,6 @@ def _law_body(structure, per_slot) -> str:
 @lru_cache(maxsize=None)
 def _law_module(structure) -> str:
     """Generate (once per process and structure) the law module of a user law or composite."""
-    from ..engine.codegen import cache_dir, dependency_fingerprint, session_dir, write_module
-
     for slot, cls in structure:
         if not cls.trusted:
             _checked(cls)

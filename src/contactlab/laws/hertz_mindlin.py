@@ -30,7 +30,7 @@ import numpy as np
 
 from .._jit import jit
 from ..vec import dot
-from .base import ContactModel, HistoryField, PairCase, Parameter, geometry_arrays, verlet_limit
+from .base import ContactModel, HistoryField, PairCase, Parameter, geometry_arrays, history_size, verlet_limit
 from .restitution import hertz_damping_coefficient
 from .springs import friction_senses, friction_senses_reference
 
@@ -38,8 +38,14 @@ __all__ = ["HertzMindlin", "law", "reference_law", "effective_moduli"]
 
 #: gap (m) up to which the engine hands a pair to the law; farther pairs are reset (history zero)
 INTERACTION_RANGE = 0.0
-#: history floats per contact (tangential spring 3, rolling spring 3, Mindlin stiffness of the last step 1)
-HISTORY_SIZE = 7
+#: the per-contact history: named fields, declared once (the model's ``history_fields``)
+HISTORY_FIELDS = (
+    HistoryField("tangential_displacement", 3, "m", "elastic tangential displacement xi"),
+    HistoryField("rolling_rotation", 3, "rad", "elastic relative rotation of the rolling spring"),
+    HistoryField("tangential_stiffness", 1, "N/m", "Mindlin stiffness S_t of the last step"),
+)
+#: history floats per contact (derived from the fields)
+HISTORY_SIZE = history_size(HISTORY_FIELDS)
 
 # pair-table columns
 E_STAR, G_STAR, MU, MU_ROLL, DAMPING, ROOT_T_OVER_N = range(6)
@@ -114,11 +120,7 @@ class HertzMindlin(ContactModel):
         Parameter("friction", "-", "Coulomb friction coefficient", None, 0.0),
         Parameter("rolling_friction", "-", "rolling friction coefficient", 0.0, 0.0),
     )
-    history_fields = (
-        HistoryField("tangential_displacement", 3, "m", "elastic tangential displacement xi"),
-        HistoryField("rolling_rotation", 3, "rad", "elastic relative rotation of the rolling spring"),
-        HistoryField("tangential_stiffness", 1, "N/m", "Mindlin stiffness S_t of the last step"),
-    )
+    history_fields = HISTORY_FIELDS
     pair_fields = ("e_star", "g_star", "friction", "rolling_friction", "damping", "root_st_over_sn")
     # the limit is taken at the largest allowed overlap; typical overlaps are far smaller and softer
     default_dt_fraction = 0.35
@@ -126,6 +128,11 @@ class HertzMindlin(ContactModel):
     def __init__(self, restitution, friction, rolling_friction=0.0, **unknown):
         super().__init__(restitution=restitution, friction=friction, rolling_friction=rolling_friction, **unknown)
         self._damping = hertz_damping_coefficient(self.restitution)
+
+    @classmethod
+    def examples(cls) -> dict:
+        """The brief's standard: e = 0.5, mu = 0.5."""
+        return {"hertz_mindlin": cls(restitution=0.5, friction=0.5)}
 
     @property
     def damping_coefficient(self) -> float:

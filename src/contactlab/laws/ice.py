@@ -48,14 +48,24 @@ import numpy as np
 from .._jit import jit
 from ..errors import InputError
 from ..vec import axpy, dot, scale, tangential_part
-from .base import ContactModel, HistoryField, PairCase, Parameter, geometry_arrays, verlet_limit
+from .base import ContactModel, HistoryField, PairCase, Parameter, geometry_arrays, history_size, verlet_limit
 from .connector import connector_lengths
 from .springs import follow_frame, follow_frame_reference
 
 __all__ = ["Ice", "law", "reference_law", "pair_constants", "SENSE_BITS", "parse_senses"]
 
 INTERACTION_RANGE = 0.0
-HISTORY_SIZE = 10
+#: the per-contact history: named fields, declared once (the model's ``history_fields``)
+HISTORY_FIELDS = (
+    HistoryField("bond_state", 1, "-", "bonded + 16 breakable while bonded, -reason once broken, 0 never"),
+    HistoryField("rest_overlap", 1, "m", "overlap at which the normal force is zero"),
+    HistoryField("started", 1, "-", "1 once the contact exists"),
+    HistoryField("shear_force", 3, "N", "elastic shear force on i"),
+    HistoryField("twisting_torque", 1, "N m", "twisting torque on i about the normal"),
+    HistoryField("rolling_torque", 3, "N m", "rolling (bending) torque on i"),
+)
+#: history floats per contact (derived from the fields)
+HISTORY_SIZE = history_size(HISTORY_FIELDS)
 BOND_FIELD = 0
 DISSIPATION_TERMS = ("plastic_tangential", "plastic_twisting", "plastic_rolling", "bond_breakage")
 #: why a bond broke (the bond state is -code afterwards)
@@ -270,14 +280,7 @@ class Ice(ContactModel):
     mixing = {"kt_div_kn": "mean", "alpha_w": "mean", "alpha_r": "mean", "break_n": "mean", "beta_t": "mean",
               "beta_w": "mean", "beta_r": "mean", "tan_phi": "min", "mu": "mean"}
     construction_keys = ("alpha", "beta", "per_material")
-    history_fields = (
-        HistoryField("bond_state", 1, "-", "bonded + 16 breakable while bonded, -reason once broken, 0 never"),
-        HistoryField("rest_overlap", 1, "m", "overlap at which the normal force is zero"),
-        HistoryField("started", 1, "-", "1 once the contact exists"),
-        HistoryField("shear_force", 3, "N", "elastic shear force on i"),
-        HistoryField("twisting_torque", 1, "N m", "twisting torque on i about the normal"),
-        HistoryField("rolling_torque", 3, "N m", "rolling (bending) torque on i"),
-    )
+    history_fields = HISTORY_FIELDS
     pair_fields = PAIR_FIELDS
     default_dt_fraction = 0.15
 
@@ -289,6 +292,11 @@ class Ice(ContactModel):
                             for k, v in per_material.items()}
         super().__init__(per_material=per_material, bonded=parse_senses("bonded", bonded),
                          breakable=parse_senses("breakable", breakable), **params)
+
+    @classmethod
+    def examples(cls) -> dict:
+        """The defaults (stiffness from Young's modulus)."""
+        return {"ice": cls()}
 
     @staticmethod
     def _expand(alpha, beta, given) -> dict:

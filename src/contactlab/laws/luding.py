@@ -48,15 +48,22 @@ import numpy as np
 
 from .._jit import jit
 from ..vec import dot, scale, tangential_part
-from .base import ContactModel, HistoryField, PairCase, Parameter, geometry_arrays, verlet_limit
+from .base import ContactModel, HistoryField, PairCase, Parameter, geometry_arrays, history_size, verlet_limit
 from .connector import connector_lengths
 from .springs import coulomb_slider, coulomb_slider_reference, follow_frame, follow_frame_reference
 
 __all__ = ["Luding", "law", "reference_law", "plastic_work_at_break", "normal_force"]
 
 INTERACTION_RANGE = 0.0
-#: delta_max (1), tangential xi (3), rolling xi (3), twisting xi (1)
-HISTORY_SIZE = 8
+#: the per-contact history: named fields, declared once (the model's ``history_fields``)
+HISTORY_FIELDS = (
+    HistoryField("delta_max", 1, "m", "largest overlap of the contact so far"),
+    HistoryField("tangential_displacement", 3, "m", "elastic tangential displacement xi_t"),
+    HistoryField("rolling_rotation", 3, "rad", "elastic rolling rotation xi_r"),
+    HistoryField("twisting_rotation", 1, "rad", "elastic twist xi_w"),
+)
+#: history floats per contact (derived from the fields)
+HISTORY_SIZE = history_size(HISTORY_FIELDS)
 DISSIPATION_TERMS = ("viscous_normal", "viscous_tangential", "viscous_rolling", "viscous_twisting",
                      "plastic_normal", "plastic_tangential", "plastic_rolling", "plastic_twisting")
 
@@ -239,17 +246,18 @@ class Luding(ContactModel):
               "delta_lim_rel": "mean", "ka_div_kn": "mean", "tan_phi": "min", "stat_r": "min", "stat_w": "min",
               "dyn_div_stat": "min", "visc_n": "min", "visc_t": "min", "visc_r": "min", "visc_w": "min"}
     construction_keys = ("per_material",)
-    history_fields = (
-        HistoryField("delta_max", 1, "m", "largest overlap of the contact so far"),
-        HistoryField("tangential_displacement", 3, "m", "elastic tangential displacement xi_t"),
-        HistoryField("rolling_rotation", 3, "rad", "elastic rolling rotation xi_r"),
-        HistoryField("twisting_rotation", 1, "rad", "elastic twist xi_w"),
-    )
+    history_fields = HISTORY_FIELDS
     pair_fields = PAIR_FIELDS
     default_dt_fraction = 0.1
 
     def __init__(self, k2_hat=None, per_material=None, **params):
         super().__init__(per_material=per_material, k2_hat=0.0 if k2_hat is None else k2_hat, **params)
+
+    @classmethod
+    def examples(cls) -> dict:
+        """Plastic and adhesive, with a small normal viscosity and rolling/twisting springs."""
+        return {"luding": cls(k1_div_kn=0.5, ka_div_kn=0.2, delta_lim_rel=0.1, visc_n=0.05, visc_t=0.0, visc_r=1e-8,
+                              visc_w=1e-8, tan_phi=0.5, stat_r=0.4, stat_w=0.3, dyn_div_stat=0.7)}
 
     def pair_table(self, materials):
         m = len(materials)

@@ -1,4 +1,10 @@
-"""Registry of contact models: one row per law, looked up by name (scene files, checkpoints)."""
+"""Registry of contact models: one row per law, looked up by name (scene files, checkpoints).
+
+Adding a built-in law is its law file (law, NumPy twin, model class with its parameter and history
+schemas, ``examples()``, ``validation_properties()``, ``closed_form_impact()``) and one row below;
+``cl.models`` re-exports this registry, ``contactlab validate``'s reference instances and the
+conformance tests come from it (docs/adding-a-law.md).
+"""
 from __future__ import annotations
 
 import importlib
@@ -16,7 +22,7 @@ from .parallel_bond import ParallelBond
 from .sphere_sphere_contact import SphereSphereContact
 from .volume_contact import VolumeContact
 
-__all__ = ["MODELS", "register", "model_from_dict", "model_class"]
+__all__ = ["MODELS", "register", "model_from_dict", "model_class", "bonded_model_names"]
 
 MODELS: dict[str, type[ContactModel]] = {}
 
@@ -29,8 +35,21 @@ def register(cls: type[ContactModel]) -> type[ContactModel]:
     return cls
 
 
-for _cls in (Contact, ConvexRollContact, HertzMindlin, Ice, LinearSpringDashpot, Luding, ParallelBond, SphereSphereContact, VolumeContact):
-    register(_cls)
+# one row per law, in the order of the docs
+register(HertzMindlin)
+register(LinearSpringDashpot)
+register(SphereSphereContact)
+register(Luding)
+register(Ice)
+register(ParallelBond)
+register(ConvexRollContact)
+register(VolumeContact)
+register(Contact)
+
+
+def bonded_model_names() -> list[str]:
+    """Names of the registered models with bonds (asked of each law)."""
+    return [name for name, cls in MODELS.items() if cls.declares_bonds()]
 
 
 def model_class(name) -> type[ContactModel]:
@@ -54,9 +73,10 @@ def model_class(name) -> type[ContactModel]:
 
 
 def model_from_dict(data: dict) -> ContactModel:
-    """Build a model from ``{"type": name, **parameters}`` (a :class:`Contact`'s slots as nested dicts)."""
+    """Build a model from ``{"type": name, **parameters}``; a value that is itself such a dict (a
+    :class:`Contact`'s slots, a :class:`ParallelBond`'s contact) is built first."""
     data = dict(data)
     cls = model_class(data.pop("type", None))
-    if cls is Contact:
-        data = {slot: model_from_dict(part) if isinstance(part, dict) else part for slot, part in data.items()}
+    data = {key: model_from_dict(value) if isinstance(value, dict) and "type" in value else value
+            for key, value in data.items()}
     return cls(**data)

@@ -52,14 +52,21 @@ import numpy as np
 from .._jit import jit
 from ..errors import InputError
 from ..vec import dot
-from .base import ContactModel, HistoryField, PairCase, Parameter, geometry_arrays, verlet_limit
+from .base import ContactModel, HistoryField, PairCase, Parameter, geometry_arrays, history_size, verlet_limit
 
 __all__ = ["SphereSphereContact", "law", "reference_law", "impact_factor", "IMPACT_MODELS"]
 
 #: gap (m) up to which the engine hands a pair to the law; farther pairs are reset (history zero)
 INTERACTION_RANGE = 0.0
-#: history floats per contact: gap, tangential speed, impact velocity, plastic overlap
-HISTORY_SIZE = 4
+#: the per-contact history: named fields, declared once (the model's ``history_fields``)
+HISTORY_FIELDS = (
+    HistoryField("gap", 1, "m", "gap at the last evaluation (negative in contact; spec data[0])"),
+    HistoryField("tangential_speed", 1, "m/s", "|v_t| at the contact point (spec data[1])"),
+    HistoryField("impact_velocity", 1, "m/s", "approach speed at first touch (spec data[2])"),
+    HistoryField("plastic_overlap", 1, "m", "plastic overlap delta_p of model 0 (spec data[3])"),
+)
+#: history floats per contact (derived from the fields)
+HISTORY_SIZE = history_size(HISTORY_FIELDS)
 
 #: impact_model values and their names
 IMPACT_MODELS = {0: "adhesive elasto-plastic (Edinburgh)", 1: "Hunt-Crossley", 2: "Gonthier / Carvalho-Martins"}
@@ -234,12 +241,7 @@ class SphereSphereContact(ContactModel):
         Parameter("adhesion_coefficient", "N/m^n_adh", "adhesion coefficient k_adh (model 0)", 0.0, 0.0),
         Parameter("adhesion_exponent", "-", "adhesion exponent n_adh (model 0)", 1.0, 0.0),
     )
-    history_fields = (
-        HistoryField("gap", 1, "m", "gap at the last evaluation (negative in contact; spec data[0])"),
-        HistoryField("tangential_speed", 1, "m/s", "|v_t| at the contact point (spec data[1])"),
-        HistoryField("impact_velocity", 1, "m/s", "approach speed at first touch (spec data[2])"),
-        HistoryField("plastic_overlap", 1, "m", "plastic overlap delta_p of model 0 (spec data[3])"),
-    )
+    history_fields = HISTORY_FIELDS
     pair_fields = ("k_c", "d_c", "n_exp", "impact_model", "v_min", "mu_d", "v_reg", "f_adh", "lambda_p", "k_adh",
                    "n_adh", "k_2", "hysteresis_factor", "root_lambda_p")
     default_dt_fraction = 0.2
@@ -260,6 +262,23 @@ class SphereSphereContact(ContactModel):
                          contact_plasticity_ratio=contact_plasticity_ratio,
                          adhesion_coefficient=adhesion_coefficient, adhesion_exponent=adhesion_exponent, **unknown)
         self._values["impact_model"] = int(impact_model)
+
+    @classmethod
+    def examples(cls) -> dict:
+        """One instance per impact model: the Edinburgh elasto-plastic adhesive model (k_2 = 2 k_c,
+        linear adhesion); Hunt-Crossley and Carvalho-Martins (e > 1/3) on a Hertzian spring (k_c ~
+        4/3 E* sqrt(R) of the glass), the impact velocity in their damping at least 5 cm/s (without
+        a floor a contact that starts slowly is damped without bound); friction regularised below
+        1 cm/s."""
+        hertzian = dict(contact_stiffness=2e5, contact_stiffness_exponent=1.5, minimum_impact_velocity=0.05,
+                        dynamic_friction=0.3, friction_proportional_zone=0.01)
+        return {
+            "sphere_sphere_contact_edinburgh": cls(contact_stiffness=2e3, impact_model=0, contact_plasticity_ratio=0.5,
+                                                   adhesion_coefficient=400.0, dynamic_friction=0.4,
+                                                   friction_proportional_zone=0.01),
+            "sphere_sphere_contact_hunt_crossley": cls(impact_model=1, restitution_coefficient=0.7, **hertzian),
+            "sphere_sphere_contact_gonthier": cls(impact_model=2, restitution_coefficient=0.5, **hertzian),
+        }
 
     @property
     def k2(self) -> float:

@@ -25,13 +25,19 @@ import numpy as np
 
 from .._jit import jit
 from ..vec import dot
-from .base import ContactModel, HistoryField, PairCase, Parameter, geometry_arrays, verlet_limit
+from .base import ContactModel, HistoryField, PairCase, Parameter, geometry_arrays, history_size, verlet_limit
 from .springs import friction_senses, friction_senses_reference
 
 __all__ = ["VolumeContact", "law", "reference_law"]
 
 INTERACTION_RANGE = 0.0
-HISTORY_SIZE = 4
+#: the per-contact history: named fields, declared once (the model's ``history_fields``)
+HISTORY_FIELDS = (
+    HistoryField("tangential_displacement", 3, "m", "elastic tangential displacement xi"),
+    HistoryField("tangential_stiffness", 1, "N/m", "k_t at the last step"),
+)
+#: history floats per contact (derived from the fields)
+HISTORY_SIZE = history_size(HISTORY_FIELDS)
 
 STIFFNESS, DAMPING, MU, RATIO = range(4)
 
@@ -97,16 +103,21 @@ class VolumeContact(ContactModel):
         Parameter("friction", "-", "Coulomb friction coefficient", 0.0, 0.0),
         Parameter("tangential_stiffness_ratio", "-", "k_t / (k_v sqrt(S_n))", 1.0, 0.0),
     )
-    history_fields = (
-        HistoryField("tangential_displacement", 3, "m", "elastic tangential displacement xi"),
-        HistoryField("tangential_stiffness", 1, "N/m", "k_t at the last step"),
-    )
+    history_fields = HISTORY_FIELDS
     pair_fields = ("volume_stiffness", "damping", "friction", "tangential_stiffness_ratio")
     default_dt_fraction = 0.15
 
     def __init__(self, volume_stiffness, damping=0.0, friction=0.0, tangential_stiffness_ratio=1.0, **unknown):
         super().__init__(volume_stiffness=volume_stiffness, damping=damping, friction=friction,
                          tangential_stiffness_ratio=tangential_stiffness_ratio, **unknown)
+
+    #: a law of overlap volumes of polyhedra: validated by its own tests (tests/test_shapes_volume.py)
+    validation_battery = False
+
+    @classmethod
+    def examples(cls) -> dict:
+        """A contact energy of 2e8 Pa times the overlap volume, with damping and friction."""
+        return {"volume_contact": cls(volume_stiffness=2e8, damping=1e3, friction=0.3)}
 
     def pair_table(self, materials):
         m = len(materials)
