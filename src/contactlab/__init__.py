@@ -16,7 +16,8 @@ from . import io, models, packing
 from ._jit import jit
 from .laws import parts
 from .laws.base import HistoryField, Parameter
-from .laws.define import Contact, contact_law
+from .laws.composite import Contact
+from .laws.define import contact_law
 from .errors import (CheckpointError, ContactlabError, InputError, LawError, OutputError, SceneFileError,
                      SimulationBlowUp, StabilityError, UncachedLawWarning)
 from .materials import Material

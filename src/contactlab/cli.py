@@ -13,10 +13,23 @@ It shows a progress bar, writes a ParaView time series (``particles.pvd``, ``con
 from __future__ import annotations
 
 import argparse
+import importlib
 import json
 import sys
 import time
 from pathlib import Path
+
+from ._arguments import did_you_mean
+from .engine.codegen import is_compiled
+from .errors import ContactlabError, InputError
+from .io.atomic import atomic_write_bytes, ensure_writable_folder
+from .io.checkpoint import CheckpointReporter
+from .io.csv import EnergyCSVReporter
+from .io.scenefile import default_scene_path, load_scene_file
+from .io.vtk import VTKReporter
+from .laws.base import ContactModel
+from .simulation import Simulation
+from .validation.battery import GROUPS, validate
 
 __all__ = ["main"]
 
@@ -63,10 +76,7 @@ _EXAMPLE_MODEL = "contactlab.validation.builtin:hertz_mindlin"
 def load_model(spec: str):
     """The contact model named by ``MODULE:NAME`` (an instance, or a zero-argument callable or
     class returning one); raises :class:`~contactlab.errors.InputError` with a hint otherwise."""
-    import importlib
 
-    from .errors import InputError
-    from .laws.base import ContactModel
 
     module_name, sep, attr = spec.partition(":")
     if not sep or not module_name or not attr:
@@ -101,9 +111,6 @@ def load_model(spec: str):
 
 
 def _validate(args) -> int:
-    from ._arguments import did_you_mean
-    from .errors import ContactlabError, InputError
-    from .validation.battery import GROUPS, validate
 
     try:
         model = load_model(args.model)
@@ -116,7 +123,6 @@ def _validate(args) -> int:
                 raise InputError(f"unknown check group(s) {named}; groups: {', '.join(GROUPS)}")
         name = args.model.partition(":")[2].replace(".", "_")
         out = Path(args.out) if args.out else Path(f"validation-{name}")
-        from .engine.codegen import is_compiled
 
         if not is_compiled(model.law_module):
             print("contactlab: compiling the kernels for this contact law (first run only, ~20-50 s)...", flush=True)
@@ -139,12 +145,6 @@ def _validate(args) -> int:
 
 
 def _run(args) -> int:
-    from .errors import ContactlabError
-    from .io.atomic import atomic_write_bytes, ensure_writable_folder
-    from .io.checkpoint import CheckpointReporter
-    from .io.csv import EnergyCSVReporter
-    from .io.scenefile import default_scene_path, load_scene_file
-    from .io.vtk import VTKReporter
 
     scene_path = Path(args.scene) if args.scene else default_scene_path()
     out, created = None, False
@@ -163,13 +163,11 @@ def _run(args) -> int:
         print(f"contactlab: scene {scene_path} ({spec.scene.n_spheres} spheres, {spec.scene.n_walls} walls, "
               f"{spec.model.name})", flush=True)
         t0 = time.perf_counter()
-        from .engine.codegen import is_compiled
 
         if not is_compiled(spec.model.law_module):
             print("contactlab: compiling the kernels for this contact law (first run only, ~20-40 s)...",
                   flush=True)
         if args.restart:
-            from .simulation import Simulation
 
             sim = Simulation.load_checkpoint(args.restart, threads=spec.simulation.get("threads"))
             if sim.model.n_spheres != spec.scene.n_spheres:

@@ -38,6 +38,9 @@ import numpy as np
 from .engine import layout
 from .errors import InputError, SimulationBlowUp
 from .geometry.shapes import KIND_NAMES
+from .observables import pair_data
+from .probe import probe
+from .stability import default_dt_fraction
 
 __all__ = ["diagnose", "initial_overlap_error", "expected_peak_overlap", "loading_work", "NEAR_LIMIT", "CAUSES"]
 
@@ -81,8 +84,6 @@ def loading_work(contact_model, overlap: np.ndarray, *, radius_i: float, radius_
     rate-dependent damping takes a negligible part.  The law runs as plain Python (nothing is
     compiled); raises whatever the law raises.
     """
-    from .probe import probe
-
     speed = max(abs(speed), 1e-9)
     delta = np.asarray(overlap, dtype=float)
     first = 1e-9 * max(float(delta[-1]), 1e-300)
@@ -202,7 +203,8 @@ def _rows(sim, sel) -> dict:
     those: a diagnosis of a million-body run must not build the arrays of every pair)."""
     t = sim.table
     sel = np.asarray(sel, dtype=np.int64)
-    return sim._pair_data(t.pair_i[sel].astype(np.int64), t.pair_j[sel].astype(np.int64), sel)
+    return pair_data(sim.model, sim.state, t, sim.contact_model, t.pair_i[sel].astype(np.int64),
+                     t.pair_j[sel].astype(np.int64), sel)
 
 
 def _overlap_ratios(sim) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
@@ -224,7 +226,7 @@ def diagnose(sim) -> SimulationBlowUp:
     """The :class:`SimulationBlowUp` for the flags of the last kernel call of ``sim``."""
     s, m = sim.state, sim.model
     when = f"at t={s.time:.6g} s (step {s.step})"
-    dt, limit = sim._dt, sim.stability_limit
+    dt, limit = sim.dt, sim.stability_limit
     dt_ratio = dt / limit if math.isfinite(limit) and limit > 0 else 0.0
     base = dict(time=s.time, step=s.step, dt=dt, stability_limit=limit, dt_ratio=dt_ratio)
     law_name = repr(sim.contact_model)  # names the slot laws of a composed model too
@@ -258,8 +260,8 @@ def diagnose(sim) -> SimulationBlowUp:
         if dt_ratio >= NEAR_LIMIT:
             return SimulationBlowUp(
                 f"{when}: {what}. Cause: the time step dt={dt:.3g} s is {dt_ratio:.2g} of the stability limit "
-                f"{limit:.3g} s ({sim._limiting_case}): the explicit integration is unstable there; use a smaller "
-                f"dt (dt=None picks {sim._default_dt_fraction():g} of the limit).", time=s.time, step=s.step,
+                f"{limit:.3g} s ({sim.limiting_contact}): the explicit integration is unstable there; use a smaller "
+                f"dt (dt=None picks {default_dt_fraction(sim.contact_model):g} of the limit).", time=s.time, step=s.step,
                 cause="time_step", particles=tuple(int(q) for q in idx[:10]), details=base)
         return SimulationBlowUp(
             f"{when}: {what}. The contact forces at the last evaluation were finite and dt={dt:.3g} s is "
@@ -357,7 +359,7 @@ def _overlap_blowup(sim, when: str, base: dict, law_name: str) -> SimulationBlow
                           else "")
             return blowup("time_step", (
                 f"the time step: {step_text}; near a limit the explicit integration amplifies the contact's "
-                f"oscillation ({evidence}). Use a smaller dt (dt=None picks {sim._default_dt_fraction():g} of the "
+                f"oscillation ({evidence}). Use a smaller dt (dt=None picks {default_dt_fraction(sim.contact_model):g} of the "
                 f"limit).{optimistic}"))
         return blowup("energy_created", (
             f"{evidence}, although the time step is well below the limits ({step_text}): the contact law creates "
@@ -386,7 +388,7 @@ def _overlap_blowup(sim, when: str, base: dict, law_name: str) -> SimulationBlow
 
     # 4. a packing compressed by a prescribed motion
     driven = _driven_bodies(sim)
-    power = float(sim._owner[:, layout.OWN_BOUNDARY_POWER].sum())
+    power = float(sim.state.boundary_power.sum())
     if driven and power > 0.0:
         details.update(driven=driven, boundary_power=power)
         return blowup("driven_body", (
@@ -422,7 +424,6 @@ def _suggest_max_overlap(ratio: float) -> float | None:
         if v >= want:
             return v
     return None
-
 
 
 def initial_overlap_error(sim, tolerance: float) -> InputError | None:

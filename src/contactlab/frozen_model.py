@@ -51,6 +51,8 @@ class Model:
     mesh_local : (T, 9) float64, m, per triangle: vertices relative to the mesh's reference point,
         in the mesh's own frame (a moving mesh turns them with its orientation)
     mesh_size : (Mm,) float64, m, per mesh: largest distance of a vertex from its reference point
+    inv_principal_inertia : (N, 3) float64, 1/(kg m^2), per body: inverse principal moments, 0 for
+        fixed bodies (derived from ``principal_inertia`` and ``fixed``, not a constructor argument)
     """
 
     radius: np.ndarray
@@ -76,6 +78,7 @@ class Model:
     tri_ref: np.ndarray | None = None
     mesh_local: np.ndarray | None = None
     mesh_size: np.ndarray | None = None
+    inv_principal_inertia: np.ndarray = field(init=False, repr=False)
 
     def __post_init__(self):
         n = self.radius.shape[0]
@@ -95,8 +98,10 @@ class Model:
         for name, make in defaults.items():
             if getattr(self, name) is None:
                 object.__setattr__(self, name, make())
+        object.__setattr__(self, "inv_principal_inertia",
+                           np.where(self.fixed[:, None], 0.0, 1.0 / self.principal_inertia))
         for name in ("radius", "mass", "inv_mass", "inertia", "inv_inertia", "material", "fixed",
-                     "wall_normal", "wall_material", "gravity", *defaults):
+                     "wall_normal", "wall_material", "gravity", "inv_principal_inertia", *defaults):
             getattr(self, name).setflags(write=False)
 
     @property

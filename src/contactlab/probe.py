@@ -15,8 +15,9 @@ as the engine does (:mod:`contactlab.geometry.record`): increments ``rel_displac
 ``rel_rotation`` from one sample to the next (zero at ``k = 0``, evaluated with ``dt = 0``),
 velocities by second-order finite differences, branch vectors from the radii, the effective radius
 and mass.  The law then runs through the same compiled code as in a simulation (the ``probe``
-kernel of the law's cached kernel module), or, with ``debug=True``, as plain Python (breakpoints
-and prints inside the law work).
+kernel of the law's cached kernel module), or, with ``debug=True``, through that kernel's
+plain-Python twin calling the law as plain Python (breakpoints and prints inside the law work;
+both through :mod:`contactlab.engine.launch`).
 
 Example
 -------
@@ -29,33 +30,21 @@ True
 """
 from __future__ import annotations
 
-import contextlib
-import contextvars
 import math
 from dataclasses import dataclass, field
 
 import numpy as np
+from scipy.spatial.transform import Rotation
 
 from ._arguments import as_bool, as_finite, as_float_array, checked_call, is_number
+from .engine import layout
+from .engine.launch import debug_probes, kernels_for, launch, probe_debug
 from .errors import InputError
-from .geometry.record import ContactGeometry
+from .geometry.lens import sphere_halfspace_cap, sphere_sphere_lens
 from .laws.base import ContactModel
 from .materials import Material
 
 __all__ = ["probe", "ProbeResult", "DEFAULT_PROBE_MATERIAL", "debug_probes"]
-
-_DEBUG = contextvars.ContextVar("contactlab_debug_probes", default=False)
-
-
-@contextlib.contextmanager
-def debug_probes(debug: bool = True):
-    """Within this block, probes with ``debug=None`` run the law as plain Python (a simulation in
-    debug mode estimates a user law's stability limit this way, compiling nothing)."""
-    token = _DEBUG.set(bool(debug))
-    try:
-        yield
-    finally:
-        _DEBUG.reset(token)
 
 #: material used when none is given: glass-like beads, soft enough for visible overlaps
 DEFAULT_PROBE_MATERIAL = Material(density=2500.0, young=1e7, poisson=0.3, name="probe")
@@ -188,7 +177,7 @@ def probe(model: ContactModel, overlap, *, tangential=None, rotation=None, frame
         Run the law as plain Python instead of compiled code (default: compiled, except inside
         :func:`debug_probes`).
     """
-    debug = _DEBUG.get() if debug is None else as_bool("debug", debug)
+    debug = probe_debug() if debug is None else as_bool("debug", debug)
     chain = as_bool("chain", chain)
     if not isinstance(model, ContactModel):
         raise InputError(f"model must be a contact model such as cl.models.HertzMindlin(...), got {type(model).__name__}")
@@ -254,8 +243,6 @@ def probe(model: ContactModel, overlap, *, tangential=None, rotation=None, frame
     rel_rot = np.einsum("kij,kj->ki", rot, d_theta)
     # the frame is the pair's mean frame (the bodies turn by -/+ half the relative rotation
     # about it): the pair's turn is the frame's, the same from either body's side
-    from scipy.spatial.transform import Rotation
-
     turn = np.zeros((n, 3))
     if n > 1:
         turn[1:] = Rotation.from_matrix(np.einsum("kij,klj->kil", rot[1:], rot[:-1])).as_rotvec()
@@ -291,23 +278,13 @@ def probe(model: ContactModel, overlap, *, tangential=None, rotation=None, frame
     diss = np.zeros(n)
     active = np.zeros(n, dtype=np.bool_)
     hist_out = np.zeros((n, size + n_terms))
-    from .engine import layout
-
     per_term = np.zeros((n, layout.N_OWN + len(terms)))
-    if debug:
-        _probe_python(model, columns, params, hist0, chain, force, couple, stored, diss, active, hist_out, per_term,
-                      size, len(terms))
-    else:
-        from .engine.codegen import kernel_module
-
-        kernels = kernel_module(model.law_module)
-        from .simulation import _compiled
-
-        _compiled(model, kernels.probe,columns["normal"], delta, columns["contact_point"], columns["branch_i"], columns["branch_j"],
-                      columns["rel_velocity"], columns["rel_angvel"], columns["rel_disp"], columns["rel_rot"],
-                      columns["radius_i"], columns["radius_j"], columns["radius"], columns["mass"], columns["pair_rot"],
-                      columns["area"], columns["volume"], steps, params,
-                      hist0, chain, force, couple, stored, diss, active, hist_out, per_term)
+    records = tuple(columns[k] for k in ("normal", "overlap", "contact_point", "branch_i", "branch_j", "rel_velocity",
+                                         "rel_angvel", "rel_disp", "rel_rot", "radius_i", "radius_j", "radius", "mass",
+                                         "pair_rot", "area", "volume"))
+    kernels = kernels_for(model.law_module, debug=debug)
+    launch(model, kernels.probe, records, steps, params, hist0, chain,
+           (force, couple, stored, diss, active, hist_out, per_term))
     d_terms = per_term[:, layout.N_OWN:] if terms else diss[:, None].copy()
     return ProbeResult(time=t, overlap=delta, normal=g, frame=rot, force=force, couple=couple, stored_energy=stored,
                        dissipation=diss, dissipation_terms=d_terms, terms=terms or ("total",), active=active,
@@ -316,8 +293,6 @@ def probe(model: ContactModel, overlap, *, tangential=None, rotation=None, frame
 
 def _overlap_sizes(r_i, r_j, delta, wall):
     """Lens (two spheres) or cap (sphere and wall) volume and area along the probed overlaps."""
-    from .geometry.lens import sphere_halfspace_cap, sphere_sphere_lens
-
     area = np.zeros(len(delta))
     volume = np.zeros(len(delta))
     for t, d in enumerate(delta):
@@ -327,37 +302,3 @@ def _overlap_sizes(r_i, r_j, delta, wall):
             else:
                 volume[t], area[t] = sphere_sphere_lens.py_func(float(r_i), float(r_j), float(r_i + r_j - d))
     return area, volume
-
-
-def _probe_python(model, c, params, hist0, chain, force, couple, stored, diss, active, hist_out, per_term, size,
-                  n_terms):
-    """The probe kernel's loop in plain Python, calling the law's uncompiled version."""
-    from .engine.codegen import python_law
-
-    law = python_law(model.law_module)
-    work = hist0[0].copy()
-    n = c["overlap"].shape[0]
-    for t in range(n):
-        if not chain:
-            work[:] = hist0[0]
-        g = ContactGeometry(tuple(c["normal"][t]), float(c["overlap"][t]), tuple(c["contact_point"][t]),
-                            tuple(c["branch_i"][t]), tuple(c["branch_j"][t]), tuple(c["rel_velocity"][t]),
-                            tuple(c["rel_angvel"][t]), tuple(c["rel_disp"][t]), tuple(c["rel_rot"][t]),
-                            float(c["radius_i"][t]), float(c["radius_j"][t]), float(c["radius"][t]),
-                            float(c["mass"][t]), tuple(c["pair_rot"][t]), float(c["area"][t]),
-                            float(c["volume"][t]), 0.0)
-        f, m, energy, d, act, h_new = law(g, params, tuple(float(x) for x in work[:size]), float(c["dt"][t]))
-        work[:size] = h_new
-        if n_terms:
-            d = tuple(d)
-            work[size:] += d
-            per_term[t, per_term.shape[1] - n_terms:] = d
-            diss[t] = sum(d)
-        else:
-            work[size] += d
-            diss[t] = d
-        force[t] = f
-        couple[t] = m
-        stored[t] = energy
-        active[t] = act
-        hist_out[t] = work

@@ -1,9 +1,15 @@
-"""The simulation: a frozen model, a time-varying state, a contact law and the step loop."""
+"""The simulation: the public face of one run (a scene, a contact law, the step loop, the results).
+
+:class:`Simulation` checks what it is given, freezes the scene into a model and a state, derives
+the time step (:mod:`contactlab.stability`) and hands the stepping to a
+:class:`~contactlab.engine.stepper.Stepper` (the contact table, the generated kernels and the run
+arrays); results come from :mod:`contactlab.observables`, blow-ups are explained by
+:mod:`contactlab.diagnosis`, checkpoints go through :mod:`contactlab.io.checkpoint`.  Most of its
+methods are one line over those; their docstrings are the user's reference.
+"""
 from __future__ import annotations
 
 import math
-import os
-import re
 import time as _time
 from pathlib import Path
 from typing import Iterable
@@ -11,74 +17,31 @@ from typing import Iterable
 import numba
 import numpy as np
 
-from ._jit import n_blocks
 from ._arguments import as_bool, as_finite, as_int, as_positive, as_vec3, checked_api, did_you_mean
-from .bonds import BondLog
+from .bonds import BondLog, bond_candidates
 from .diagnosis import diagnose, initial_overlap_error
 from .engine import layout
-from .engine.codegen import kernel_module
-from .engine.contact_table import ContactTable
-from .errors import ContactlabError, InputError, SimulationBlowUp, StabilityError
-from .laws.base import ContactModel, PairCase
+from .engine.launch import debug_probes
+from .engine.stepper import SHAPE_CONTACT_MODES, Stepper
+from .errors import InputError, SimulationBlowUp
+from .frozen_model import Model
+from .geometry.shapes import KIND_NAMES, ROLL as SHAPE_ROLL
+from .io.checkpoint import read_checkpoint, save_checkpoint
+from .io.progress import make_progress
+from .io.sensors import Recorder
+from .laws.base import ContactModel
 from .laws.registry import bonded_model_names
 from .materials import Material
-from .frozen_model import Model
 from .neighbors.exclusions import Exclusions
+from . import observables
 from .scene import Scene
+from .stability import DEFAULT_DT_FRACTION, check_initial_sphere_overlaps, chosen_dt, stability_limit
 from .state import State
 
 __all__ = ["Simulation", "DEFAULT_DT_FRACTION"]
 
-#: default time step as a fraction of the stability limit (``dt=None``), unless the model sets its own
-DEFAULT_DT_FRACTION = 0.35
-
 #: what the run loop calls on a reporter (``add_reporter`` refuses an object without them)
 _REPORTER_METHODS = ("attach", "next_step", "maybe_report", "close")
-
-
-def _compiled(contact_model, kernel, *args):
-    """Call a compiled kernel; a law that Numba cannot compile is reported as a LawError naming
-    the law, its line and a hint (Numba compiles on the first call)."""
-    try:
-        return kernel(*args)
-    except numba.core.errors.NumbaError as exc:
-        from .laws.define import explain_compile_error
-
-        first = next((m.group(1) for m in re.finditer(r'File "([^"]+)", line \d+', str(exc))), "")
-        engine = str(Path(__file__).resolve().parent)
-        if first and os.path.abspath(first).startswith(engine) and "/laws/" not in first.replace(os.sep, "/"):
-            # the failing line is in contactlab's own engine or geometry, not in the law
-            raise ContactlabError(f"contactlab's step kernels failed to compile at {first} (an internal error, "
-                                  f"not a problem of the law {getattr(contact_model, 'name', '')}); please report "
-                                  f"it with Numba's message, chained below") from exc
-        raise explain_compile_error(exc, contact_model) from exc
-
-
-class _ThreadScope:
-    """Numba's thread count (``threads``; None: leave it) and dynamic scheduling for the kernel
-    calls inside the block, restored after it.  (One module-level class: a class made per call
-    would be garbage that only the cyclic collector frees, and a long run makes millions.)"""
-
-    __slots__ = ("threads", "old", "old_chunk")
-
-    def __init__(self, threads: int | None):
-        self.threads = threads
-
-    def __enter__(self):
-        self.old = numba.get_num_threads()
-        if self.threads is not None:
-            numba.set_num_threads(self.threads)
-        # hand out the blocks of the parallel loops one at a time (dynamic scheduling): contacts
-        # cluster (a bed at the bottom, free fall above), so equal contiguous halves of the sphere
-        # range would leave a thread idle; results do not depend on it
-        self.old_chunk = numba.get_parallel_chunksize()
-        numba.set_parallel_chunksize(1)
-        return self
-
-    def __exit__(self, *exc):
-        numba.set_parallel_chunksize(self.old_chunk)
-        numba.set_num_threads(self.old)
-        return False
 
 
 @checked_api
@@ -157,14 +120,38 @@ class Simulation:
         if not isinstance(scene, Scene):
             raise InputError(f"scene must be a contactlab.Scene, got {type(scene).__name__}")
         model_data, state = scene.finalize()
-        self._setup(model_data, state, model, dt=dt, skin=skin, max_overlap=max_overlap,
-                    initial_overlap_tolerance=initial_overlap_tolerance, threads=threads, check_initial=True,
-                    local_damping=local_damping, debug=debug, shape_contact=shape_contact)
+        self._build(model_data, state, model, dt=dt, skin=skin, max_overlap=max_overlap,
+                    initial_overlap_tolerance=initial_overlap_tolerance, threads=threads, local_damping=local_damping,
+                    debug=debug, shape_contact=shape_contact, check_initial=True)
+
+    @classmethod
+    def load_checkpoint(cls, path, *, threads: int | None = None) -> "Simulation":
+        """Resume a simulation from a checkpoint file (reporters must be attached again).
+
+        ``threads`` overrides the saved thread count (results do not depend on it).  A missing,
+        empty, truncated, damaged or foreign file, or one of another format version, raises
+        :class:`~contactlab.errors.CheckpointError` saying which.
+        """
+        saved = read_checkpoint(path)
+        options = dict(saved.options)
+        if threads is not None:
+            options["threads"] = threads
+        sim = cls.__new__(cls)
+        sim._build(saved.model, saved.state, saved.law, dt=saved.dt, skin=saved.table["skin"], debug=False,
+                   check_initial=False,
+                   saved_table=saved.table, exclusions=saved.exclusions, bond_log=saved.bond_log, **options)
+        return sim
+
+    def save_checkpoint(self, path) -> Path:
+        """Write a checkpoint (atomically) that :meth:`load_checkpoint` resumes bit for bit."""
+        return save_checkpoint(self, path)
 
     # ------------------------------------------------------------------ construction
-    def _setup(self, model_data: Model, state: State, contact_model: ContactModel, *, dt, skin, max_overlap,
-               initial_overlap_tolerance, threads, check_initial, table_data=None, exclusions=None,
-               local_damping=0.0, debug=False, shape_contact="minkowski"):
+    def _build(self, model_data: Model, state: State, contact_model: ContactModel, *, dt, skin, max_overlap,
+               initial_overlap_tolerance, threads, local_damping, debug, shape_contact, check_initial,
+               saved_table=None, exclusions=None, bond_log=None):
+        """Check the options, derive the time step and build the stepper (a new simulation, or a
+        checkpoint's parts with ``saved_table``)."""
         if not isinstance(contact_model, ContactModel):
             raise InputError(f"model must be a contact model such as cl.models.HertzMindlin(...), "
                              f"got {type(contact_model).__name__}")
@@ -190,69 +177,47 @@ class Simulation:
         self.model: Model = model_data
         self.contact_model: ContactModel = contact_model
         self.state: State = state
-        self._init_shapes(shape_contact)
-        if state.damping_work is None:
-            state.damping_work = np.zeros(model_data.n_spheres)
-        #: (N, 6) damping force and torque of the last evaluation (local damping's work booking)
-        self._damping_force = np.zeros((model_data.n_spheres, 6))
+        #: how convex non-spherical bodies meet (see the class docstring)
+        self.shape_contact = self._check_shape_contact(shape_contact)
         if check_initial:
-            self._check_initial_overlaps()
-        self.table_params = np.ascontiguousarray(contact_model.pair_table(model_data.materials), dtype=np.float64)
-        from .probe import debug_probes
-
+            check_initial_sphere_overlaps(model_data, state, self.initial_overlap_tolerance)
         with debug_probes(self.debug):  # a law's stability estimate probes it: uncompiled in debug mode
-            self.stability_limit, self._limiting_case = self._stability_limit()
-        self._dt, self._dt_missing = 0.0, False
+            self._limit = stability_limit(model_data, contact_model, self.max_overlap)
+        #: largest stable time step, s (``inf`` when no contact can occur)
+        self.stability_limit: float = self._limit.limit
+        #: the pair of bodies that sets the stability limit (for messages)
+        self.limiting_contact: str = self._limit.case
+        self._dt: float | None = None
         self.dt = dt  # validated by the setter
         if skin is None:
             skin = 0.4 * float(model_data.radius.min())
+        #: the law's dissipation terms (``energy()`` books ``dissipated_<term>`` per term)
         self.dissipation_terms: tuple[str, ...] = contact_model.dissipation_terms
-        n_hist = contact_model.history_size + max(len(self.dissipation_terms), 1)
-        #: first of the three history columns that keep a shape pair's last normal (-1: spheres only)
-        self._geo_col = n_hist if model_data.has_shapes else -1
-        self.table = ContactTable(model_data.n_spheres, model_data.n_walls, n_hist + (3 if model_data.has_shapes else 0),
-                                  as_positive("skin", skin, "m"), bond_column=contact_model.bond_field,
-                                  n_triangles=model_data.n_triangles)
-        n_terms = len(self.dissipation_terms)
-        if state.dissipation_terms is None or state.dissipation_terms.shape != (model_data.n_spheres, n_terms):
-            state.dissipation_terms = np.zeros((model_data.n_spheres, n_terms))
-        self._flags = np.zeros(layout.N_FLAGS, dtype=np.int64)
-        self._vel_pred = np.zeros_like(state.velocities)
-        self._angvel_pred = np.zeros_like(state.angular_velocities)
-        self._owner = np.zeros((model_data.n_spheres, layout.N_OWN + n_terms))
-        if not hasattr(self, "_bond_log"):
-            self._bond_log = BondLog()
+        #: the bonds made so far and those broken (:meth:`bonds`)
+        self.bond_log = bond_log if bond_log is not None else BondLog()
+        #: the engine: contact table, kernels, run arrays (:class:`~contactlab.engine.stepper.Stepper`)
+        self.stepper = Stepper(model_data, state, contact_model, skin=as_positive("skin", skin, "m"),
+                               max_overlap=self.max_overlap, local_damping=self.local_damping, threads=threads,
+                               debug=self.debug, shape_contact=self.shape_contact, exclusions=exclusions,
+                               bond_log=self.bond_log, saved_table=saved_table)
+        self.stepper.on_blowup = lambda: diagnose(self)
         self.reporters: list = []
-        self.failure: SimulationBlowUp | None = None
-        from .engine.codegen import shape_features
-
-        #: the narrow phases this scene's kernels carry (False: spheres and plane walls only)
-        self.shape_features = shape_features(model_data.shape_kind, model_data.n_triangles, self._mode == 2)
-        self._kernels = kernel_module(contact_model.law_module, self.debug, self.shape_features)
-        self.exclusions = exclusions if exclusions is not None else Exclusions(
-            model_data.n_materials, model_data.n_spheres + model_data.n_walls + model_data.n_triangles)
-        self._scratch = np.zeros((0, 8))
         with self._threads():
-            if table_data is None:
-                self._rebuild()
+            if saved_table is None:
+                self.stepper.rebuild()
                 if check_initial:
                     self._check_initial_contacts()
                 else:
-                    self._evaluate_initial_forces()
-            else:
-                self.table.restore(**table_data)
-        e0 = self.energy()
-        self._initial_energy = e0["total"] - e0["boundary_work"]
-        self._initial_terms = e0
+                    self.stepper.evaluate_forces()
+        if state.initial_energy is None:
+            state.initial_energy = self.energy()
 
-    _SHAPE_CONTACT = {"minkowski": 0, "common_plane": 1, "volume": 2}
-
-    def _init_shapes(self, shape_contact):
-        """Per-run copies of the mutable shape arrays (mesh triangles move) and the contact mode."""
-        m, s = self.model, self.state
-        if not isinstance(shape_contact, str) or shape_contact not in self._SHAPE_CONTACT:
-            raise InputError(f"shape_contact must be one of {', '.join(map(repr, self._SHAPE_CONTACT))}, "
-                             f"got {shape_contact!r}{did_you_mean(shape_contact, self._SHAPE_CONTACT)}")
+    def _check_shape_contact(self, shape_contact) -> str:
+        """The contact mode of convex non-spherical bodies, checked against the law and the scene."""
+        m = self.model
+        if not isinstance(shape_contact, str) or shape_contact not in SHAPE_CONTACT_MODES:
+            raise InputError(f"shape_contact must be one of {', '.join(map(repr, SHAPE_CONTACT_MODES))}, "
+                             f"got {shape_contact!r}{did_you_mean(shape_contact, SHAPE_CONTACT_MODES)}")
         if getattr(self.contact_model, "needs_volume", False):
             if shape_contact == "common_plane":
                 raise InputError(f"{type(self.contact_model).__name__} needs the overlap volume: use "
@@ -264,118 +229,51 @@ class Simulation:
                                  f"volume of two spheres or of two convex polyhedra, not of a sphere and a polyhedron; "
                                  f"give the spheres as polyhedra or use another model")
             if bad or m.n_triangles:
-                from .geometry.shapes import KIND_NAMES
-
                 what = ", ".join(KIND_NAMES[int(k)] + "s" for k in bad) + (" mesh walls" if m.n_triangles else "")
                 raise InputError(f"{type(self.contact_model).__name__} (the contact-volume ECC) computes overlap "
                                  f"volumes of spheres, convex polyhedra and plane walls only; this scene has {what}")
-        self.shape_contact = shape_contact
-        self._mode = self._SHAPE_CONTACT[shape_contact]
-        n_m = m.n_meshes
-        if s.shape_data is None:
-            s.shape_data = m.shape_data.copy()
-        if s.mesh_positions is None:
-            s.mesh_positions = np.zeros((n_m, 3))
-            s.mesh_orientations = np.tile([1.0, 0.0, 0.0, 0.0], (n_m, 1))
-            s.mesh_velocities = np.zeros((n_m, 3))
-            s.mesh_angular_velocities = np.zeros((n_m, 3))
-        self._mesh_build_pos = s.mesh_positions.copy()
-        self._mesh_build_quat = s.mesh_orientations.copy()
-        self._inv_principal = np.where(m.fixed[:, None], 0.0, 1.0 / m.principal_inertia)
-
-    def _shape_args(self):
-        """The tuples the kernels take for shapes, rigid bodies and meshes (see kernels.advance)."""
-        m, s = self.model, self.state
-        need = self.table.pair_i.shape[0]
-        if self._scratch.shape[0] < need:
-            self._scratch = np.zeros((need, 8))
-        bodies = (m.shape_kind, m.shape_ref, s.shape_data, m.contact_radius, np.int64(self._geo_col),
-                  np.int64(self._mode))
-        rigid = (m.shape_kind, m.principal_inertia, self._inv_principal)
-        meshes = (m.tri_ref, m.tri_mesh, s.mesh_positions, s.mesh_orientations, s.mesh_velocities,
-                  s.mesh_angular_velocities, m.mesh_material, self._scratch)
-        motion = (m.mesh_local, m.mesh_first, self._mesh_build_pos, self._mesh_build_quat, m.mesh_size)
-        return bodies, rigid, meshes, motion
-
-    def _check_initial_overlaps(self):
-        from scipy.spatial import cKDTree
-
-        m, s = self.model, self.state
-        tol = self.initial_overlap_tolerance
-        pos, r = s.positions, m.radius
-        tree = cKDTree(pos)
-        pairs = tree.query_pairs(2.0 * float(r.max()), output_type="ndarray")
-        if len(pairs):
-            i, j = pairs[:, 0], pairs[:, 1]
-            # spheres here; the other shapes' overlaps show at the first force evaluation
-            keep = ~(m.fixed[i] & m.fixed[j]) & (m.shape_kind[i] == 0) & (m.shape_kind[j] == 0)
-            i, j = i[keep], j[keep]
-            overlap = r[i] + r[j] - np.linalg.norm(pos[j] - pos[i], axis=1)
-            ratio = overlap / np.minimum(r[i], r[j])
-            bad = ratio > tol
-            if bad.any():
-                k = int(np.argmax(np.where(bad, ratio, -np.inf)))
-                a, b = sorted((int(i[k]), int(j[k])))
-                raise InputError(
-                    f"spheres {a} and {b} overlap by {overlap[k]:.6g} m ({100 * ratio[k]:.3g}% of the smaller radius) "
-                    f"at the start; at most {100 * tol:.3g}% is allowed (initial_overlap_tolerance={tol:g}); "
-                    f"{int(bad.sum())} pair(s) overlap too much")
-        for w in range(m.n_walls):
-            h = (pos - s.wall_points[w]) @ m.wall_normal[w]
-            ratio = (r - h) / r
-            bad = (ratio > tol) & ~m.fixed & (m.shape_kind == 0)
-            if bad.any():
-                k = int(np.argmax(np.where(bad, ratio, -np.inf)))
-                raise InputError(
-                    f"sphere {k} penetrates wall {w} by {r[k] - h[k]:.6g} m ({100 * ratio[k]:.3g}% of its radius) at "
-                    f"the start; at most {100 * tol:.3g}% is allowed (initial_overlap_tolerance={tol:g})")
+        return shape_contact
 
     def _check_initial_contacts(self):
         """The forces of the initial state, refusing bodies of any shape (or a body and a wall or
         mesh) that interpenetrate by more than ``initial_overlap_tolerance`` (the sphere pairs were
         checked before compiling anything; the narrow phase measures the other shapes)."""
-        self._advance(-1, False)
-        f = self._flags
+        self.stepper.advance(-1, 0.0, False)
+        f = self.stepper.flags
         if not (f[layout.FLAG_STATE_NAN] or f[layout.FLAG_FORCE_NAN]):
             err = initial_overlap_error(self, min(self.initial_overlap_tolerance, self.max_overlap))
             if err is not None:
                 raise err
-        self._handle_flags()
+        self.stepper.handle_flags(0.0)
 
-    def _stability_limit(self) -> tuple[float, str]:
-        #: the model's accuracy limit (e.g. a stiff regularized friction), which dt=None respects
-        self._accuracy_limit = math.inf
-        m = self.model
-        free = ~m.fixed
-        # representatives: per material, the two smallest free bodies and the smallest fixed one
-        # (the radius of a non-spherical body: its contact radius, the smallest curvature it shows)
-        rad = m.contact_radius
-        free_reps, fixed_reps = [], []  # (material index, radius, mass, inertia, body index)
-        for a in np.unique(m.material):
-            idx = np.flatnonzero(free & (m.material == a))
-            for p in idx[np.argsort(m.mass[idx], kind="stable")[:2]]:
-                free_reps.append((int(a), float(rad[p]), float(m.mass[p]), float(m.inertia[p]), int(p)))
-            idx = np.flatnonzero(m.fixed & (m.material == a))
-            if len(idx):
-                p = int(idx[np.argmin(rad[idx])])
-                fixed_reps.append((int(a), float(rad[p]), math.inf, math.inf, p))
-        best, where = math.inf, "no contact can occur"
-        mats = m.materials
-        for a, ra, ma, ia, pa in free_reps:
-            others = [(f"sphere {pb}", b, rb, mb, ib) for (b, rb, mb, ib, pb) in free_reps + fixed_reps if pb != pa]
-            others += [(f"wall {w}", int(m.wall_material[w]), math.inf, math.inf, math.inf) for w in range(m.n_walls)]
-            others += [(f"mesh {q} ({m.mesh_names[q]})", int(m.mesh_material[q]), math.inf, math.inf, math.inf)
-                       for q in range(m.n_meshes)]
-            for label, b, rb, mb, ib in others:
-                case = PairCase(mats[a], mats[b], ra, rb, ma, mb, ia, ib, self.max_overlap * min(ra, rb))
-                limit = self.contact_model.stability_limit(case)
-                if limit < best:
-                    what = "sphere" if m.shape_kind[pa] == 0 else "body"
-                    best, where = limit, f"{what} {pa} (radius {ra:g} m) against {label}"
-                accuracy = getattr(self.contact_model, "accuracy_limit", None)
-                if accuracy is not None:
-                    self._accuracy_limit = min(self._accuracy_limit, float(accuracy(case)))
-        return best, where
+    # ------------------------------------------------------------------ the engine's parts
+    @property
+    def table(self):
+        """The contact table (:class:`~contactlab.engine.contact_table.ContactTable`)."""
+        return self.stepper.table
+
+    @property
+    def exclusions(self) -> Exclusions:
+        """The pairs of bodies or materials switched off (:meth:`set_active`)."""
+        return self.stepper.exclusions
+
+    @property
+    def shape_features(self):
+        """The narrow phases this scene's kernels carry (False: spheres and plane walls only)."""
+        return self.stepper.shape_features
+
+    @property
+    def failure(self) -> SimulationBlowUp | None:
+        """The blow-up that stopped the run, if any (a stopped simulation does not run again)."""
+        return self.stepper.failure
+
+    @property
+    def _kernels(self):
+        return self.stepper.kernels
+
+    def _threads(self):
+        """A ``with`` block in which the kernels run on the simulation's threads."""
+        return self.stepper.threads_scope()
 
     # ------------------------------------------------------------------ time step
     @property
@@ -383,33 +281,14 @@ class Simulation:
         """Time step, s.  ``None`` only while it is undetermined: ``dt=None`` in a scene where no
         contact can occur (one free body and no walls, say) has no stability limit to derive a step
         from; such a simulation is built, and :meth:`run` asks for ``sim.dt = ...`` before it steps."""
-        return None if self._dt_missing else self._dt
+        return self._dt
 
     @dt.setter
     def dt(self, value):
-        limit = self.stability_limit
-        self._dt_missing = False
-        if value is None:
-            if not math.isfinite(limit):
-                # nothing to derive a step from: left open until the user gives one (run() asks)
-                self._dt_missing = True
-                self._time_base = self.state.time
-                self._step_base = self.state.step
-                self._dt = 0.0
-                return
-            value = min(self._default_dt_fraction() * limit, self._accuracy_limit)
-        value = as_positive("dt", value, "s")
-        if value > limit:
-            raise StabilityError(
-                f"dt={value:.6g} s is above the stability limit {limit:.6g} s of the contact "
-                f"{self._limiting_case} with {self.contact_model!r}; use dt <= {limit:.6g} s "
-                f"(dt=None picks {self._default_dt_fraction():g} of the limit)")
-        self._time_base = self.state.time
-        self._step_base = self.state.step
-        self._dt = value
-
-    def _default_dt_fraction(self) -> float:
-        return float(getattr(self.contact_model, "default_dt_fraction", DEFAULT_DT_FRACTION))
+        dt = chosen_dt(value, self._limit, self.contact_model)
+        s = self.state
+        s.time_base, s.step_base = s.time, s.step
+        self._dt = dt
 
     # ------------------------------------------------------------------ state access
     @property
@@ -491,7 +370,7 @@ class Simulation:
         contacts): the dashpots and the power of the driven bodies see the new velocities."""
         if self.failure is None:
             with self._threads():
-                self._evaluate_initial_forces()
+                self.stepper.evaluate_forces()
 
     def set_active(self, active: bool, *, spheres=None, sphere=None, wall=None, materials=None) -> None:
         """Switch the contact model on or off for a pair of bodies or a pair of materials.
@@ -546,7 +425,7 @@ class Simulation:
                 raise InputError(f"materials must be a pair (a, b) of materials or names, got {materials!r}") from None
             self.exclusions.set_materials(self._material_index(a), self._material_index(b), bool(active))
         with self._threads():
-            self._rebuild()
+            self.stepper.rebuild()
         self._refresh_forces()
 
     # ------------------------------------------------------------------ bonds
@@ -561,8 +440,6 @@ class Simulation:
         unloaded at the present distance, in the senses the model says.  Returns the number of
         bonds made; :meth:`bonds` lists them.
         """
-        from .bonds import bond_candidates
-
         cm, m, s = self.contact_model, self.model, self.state
         if not cm.has_bonds:
             raise InputError(f"{type(cm).__name__} has no bonds; models with bonds: "
@@ -596,17 +473,17 @@ class Simulation:
         if len(i) == 0:
             return 0
         with self._threads():
-            self._rebuild(extra_pairs=(i, j))
+            self.stepper.rebuild(extra_pairs=(i, j))
         n = t.n_pairs
         rows = np.searchsorted(t.pair_i[:n].astype(np.int64) * nb + t.pair_j[:n], i * nb + j)
         d = np.linalg.norm(s.positions[j] - s.positions[i], axis=1)
         info = dict(overlap=m.radius[i] + m.radius[j] - d, radius_i=m.radius[i], radius_j=m.radius[j],
                     mass_i=np.where(m.fixed[i], np.inf, m.mass[i]), mass_j=np.where(m.fixed[j], np.inf, m.mass[j]))
-        params = self.table_params[m.material[i], m.material[j]]
+        params = self.stepper.pair_params[m.material[i], m.material[j]]
         h = cm.initial_bond_history(info, params)
         t.hist[rows, : cm.history_size] = h
         t.hist[rows, cm.history_size:] = 0.0
-        self._bond_log.made(i, j, s.time, s.step, cm.bonded_senses)
+        self.bond_log.made(i, j, s.time, s.step, cm.bonded_senses)
         self._refresh_forces()
         return int(len(i))
 
@@ -618,11 +495,11 @@ class Simulation:
         ``broken`` (s, NaN while intact) and ``broken_step`` (-1), ``reason`` (the law's code, 0
         while intact) and ``why`` (its name, e.g. ``"tension"``).
         """
-        return self._bond_log.table(self.contact_model.bond_reasons)
+        return self.bond_log.table(self.contact_model.bond_reasons)
 
     def export_bonds(self, path) -> Path:
         """Write :meth:`bonds` to a CSV file (one row per bond); returns the path."""
-        return self._bond_log.write_csv(path, self.contact_model.bond_reasons)
+        return self.bond_log.write_csv(path, self.contact_model.bond_reasons)
 
     def _material_index(self, x) -> int:
         mats = self.model.materials
@@ -632,95 +509,6 @@ class Simulation:
         names = ", ".join(repr(mat.name) if mat.name else f"<unnamed {k}>" for k, mat in enumerate(mats))
         hint = did_you_mean(x, [mat.name for mat in mats if mat.name])
         raise InputError(f"material {x!r} is not used in this scene{hint}; its materials: {names}")
-
-    # ------------------------------------------------------------------ kernels
-    def _threads(self) -> "_ThreadScope":
-        return _ThreadScope(self.threads)
-
-    def _rebuild(self, extra_pairs=None):
-        s, m = self.state, self.model
-        wall_material = m.wall_material
-        if m.n_triangles:
-            wall_material = np.concatenate([m.wall_material, m.mesh_material[m.tri_mesh]]).astype(np.uint16)
-        self.table.rebuild(s.positions, m.radius, m.fixed, s.wall_points, m.wall_normal, self.exclusions, m.material,
-                           wall_material, extra_pairs=extra_pairs,
-                           triangles=(s.shape_data, m.tri_ref) if m.n_triangles else None)
-        self._mesh_build_pos[...] = s.mesh_positions
-        self._mesh_build_quat[...] = s.mesh_orientations
-
-    def _evaluate_initial_forces(self):
-        """Forces and torques at the current state without advancing anything (start of a run)."""
-        self._advance(-1, False)
-        self._handle_flags()
-
-    def _advance(self, n_steps: int, resume: bool) -> tuple[int, bool]:
-        """One call of the step kernel (``n_steps = -1``: the forces of the current state only): the
-        serial kernel for a small scene, else the parallel one (same results)."""
-        s, m, t = self.state, self.model, self.table
-        self._flags[:] = 0
-        blocks = n_blocks(len(s.positions))
-        kernel = self._kernels.advance if blocks == 1 else self._kernels.advance_parallel
-        k, mid = _compiled(
-            self.contact_model, kernel, n_steps, self._dt, resume, s.positions, s.velocities, s.angular_velocities,
-            s.orientations, s.forces, s.torques, self._vel_pred, self._angvel_pred, m.radius, m.mass, m.inv_mass,
-            m.inv_inertia, m.fixed, m.material, m.gravity, s.wall_points, m.wall_normal, s.wall_velocities,
-            m.wall_material, t.wall_ref, t.i_start, t.pair_j, t.j_start, t.j_pairs, t.hist, t.out, t.status,
-            self._owner, self.table_params, s.dissipated, s.dissipation_terms, s.boundary_work, t.ref_pos,
-            0.5 * t.skin, self.max_overlap, self._flags, blocks, self.local_damping, s.damping_work,
-            self._damping_force, *self._shape_args())
-        return int(k), bool(mid)
-
-    def _advance_steps(self, n: int) -> None:
-        """Take ``n`` steps and end on a step boundary (rebuilding the list whenever a drift asks)."""
-        done, resume = 0, False
-        try:
-            while done < n or resume:
-                k, resume = self._advance(n - done, resume)
-                done += k
-                self.state.step += k
-                self.state.time = self._step_time(self.state.step)
-                self._handle_flags()
-        except KeyboardInterrupt:
-            # never leave the state in the middle of a step: finish the step that was started
-            if resume and self.failure is None:
-                self._handle_flags()
-                k, _ = self._advance(1, True)
-                self.state.step += k
-                self.state.time = self._step_time(self.state.step)
-            raise
-
-    def _handle_flags(self):
-        f = self._flags
-        if f[layout.FLAG_STATE_NAN] or f[layout.FLAG_FORCE_NAN] or f[layout.FLAG_OVERLAP]:
-            self.failure = self._diagnose()
-            raise self.failure
-        if f[layout.FLAG_FAST]:
-            # one step moved a sphere by more than half the skin: widen the skin so that the list
-            # is not rebuilt at every step (it is rebuilt now in any case, so it stays valid)
-            t = self.table
-            v = self.state.velocities
-            step = self._dt * float(np.sqrt((v * v).sum(axis=1)).max(initial=0.0))
-            t.skin = max(t.skin, 3.0 * step)
-        if f[layout.FLAG_BOND_EVENT]:
-            self._log_broken_bonds()
-        if f[layout.FLAG_REBUILD] or f[layout.FLAG_FAST]:
-            self._rebuild()
-        f[:] = 0
-
-    def _log_broken_bonds(self):
-        """Record the bonds the law broke in the last evaluation (marked per pair) and clear the marks."""
-        t = self.table
-        n = t.n_pairs
-        rows = np.flatnonzero(t.out[:n, layout.OUT_EVENT] != 0.0)
-        if len(rows):
-            codes = -t.hist[rows, self.contact_model.bond_field]
-            self._bond_log.broke(t.pair_i[rows].astype(np.int64), t.pair_j[rows].astype(np.int64), self.state.time,
-                                 self.state.step, codes.astype(np.int64))
-            t.out[rows, layout.OUT_EVENT] = 0.0
-
-    def _diagnose(self) -> SimulationBlowUp:
-        """The blow-up for the flags just raised, with the cause the numbers support."""
-        return diagnose(self)
 
     # ------------------------------------------------------------------ running
     def add_reporter(self, reporter) -> None:
@@ -733,7 +521,7 @@ class Simulation:
             raise InputError(f"add_reporter: reporter must be a reporter such as cl.io.VTKReporter(...) (a "
                              f"cl.io.Reporter: with {', '.join(_REPORTER_METHODS)}), got {type(reporter).__name__}: "
                              f"{reporter!r:.80}")
-        if self._dt_missing and getattr(reporter, "interval", None) is not None:
+        if self._dt is None and getattr(reporter, "interval", None) is not None:
             raise InputError(f"{type(reporter).__name__}(interval={reporter.interval!r}) needs the time step, which "
                              f"is not set (dt=None in a scene where no contact can occur): set sim.dt = ... first, "
                              f"or report every=... steps")
@@ -774,8 +562,6 @@ class Simulation:
         >>> bool(rec["overlap"].max() > 0), round(float(-sim.velocities[a, 2] / 0.5), 2)   # rebound at e
         (True, 0.5)
         """
-        from .io.sensors import Recorder
-
         if contact is not None:
             if wall is not None:
                 target = ("contact_wall", self._sphere_index(contact), self._wall_index(wall))
@@ -827,14 +613,12 @@ class Simulation:
             raise SimulationBlowUp(f"the simulation was stopped by an earlier blow-up: {self.failure}",
                                    time=self.failure.time, step=self.failure.step, particles=self.failure.particles,
                                    cause=self.failure.cause, details=self.failure.details)
-        if self._dt_missing and (steps is None and d > 0 or steps is not None and n_total > 0):
+        if self._dt is None and (steps is None and d > 0 or steps is not None and n_total > 0):
             raise InputError("dt is not set: the simulation was built with dt=None, but no contact can occur in this "
                              "scene, so there is no stability limit to derive a time step from; set one "
                              "(sim.dt = 1e-4, s) or pass dt=... to cl.Simulation")
         if steps is None:
-            n_total = 0 if self._dt_missing else int(math.ceil(d / self._dt - 1e-9))
-        from .io.progress import make_progress
-
+            n_total = 0 if self._dt is None else int(math.ceil(d / self._dt - 1e-9))
         bar = make_progress(progress)
         start_wall = _time.perf_counter()
         done = 0
@@ -849,7 +633,7 @@ class Simulation:
                     if due > 0:
                         n = min(n, due)
                 t0 = _time.perf_counter()
-                self._advance_steps(n)
+                self.stepper.take_steps(n, self._dt)
                 elapsed = _time.perf_counter() - t0
                 done += n
                 for r in self.reporters:
@@ -863,9 +647,6 @@ class Simulation:
             bar(self, done, n_total, _time.perf_counter() - start_wall, final=True)
         self.last_run_seconds = _time.perf_counter() - start_wall
         self.last_run_steps = done
-
-    def _step_time(self, step: int) -> float:
-        return self._time_base + (step - self._step_base) * self._dt
 
     def close(self) -> None:
         """Let every reporter finish its files (ParaView collection, CSV)."""
@@ -901,10 +682,7 @@ class Simulation:
           on j, the spec's sphere 1: ``-force``) and ``Torque`` (the torque on i, the spec's
           sphere 0: ``torque_i``).
         """
-        t = self.table
-        n = t.n_pairs
-        sel = np.arange(n) if all_candidates else t.active()
-        return self._pair_data(t.pair_i[:n][sel].astype(np.int64), t.pair_j[:n][sel].astype(np.int64), sel)
+        return observables.contacts(self.model, self.state, self.stepper.table, self.contact_model, as_bool("all_candidates", all_candidates))
 
     def contact(self, i: int, j: int | None = None, *, wall: int | None = None) -> dict:
         """The data of one pair, as :meth:`contacts` gives it (scalars and (3,) arrays).
@@ -925,150 +703,24 @@ class Simulation:
             i, jraw = min(i, j), max(i, j)
         else:
             jraw = m.n_spheres + self._wall_index(wall)
-        t = self.table
-        lo, hi = int(t.i_start[i]), int(t.i_start[i + 1])
-        k = lo + int(np.searchsorted(t.pair_j[lo:hi], jraw))
-        row = k if k < hi and int(t.pair_j[k]) == jraw else -1
-        in_contact = row >= 0 and t.status[row] == layout.ACTIVE
-        data = self._pair_data(np.array([i]), np.array([jraw]), np.array([row if in_contact else -1]))
-        out = {key: (v[0] if v.ndim == 1 else v[0].copy()) for key, v in data.items()}
-        for key in ("i", "j", "wall"):
-            out[key] = int(out[key])
-        out["in_contact"] = bool(in_contact)
-        return out
-
-    def _pair_data(self, i: np.ndarray, jraw: np.ndarray, rows: np.ndarray) -> dict[str, np.ndarray]:
-        """Per-pair arrays for bodies ``i``, ``jraw`` (body index, N + wall, or N + W + triangle)
-        and table rows (``-1``: not in contact, zero force and history)."""
-        s, m, t = self.state, self.model, self.table
-        ns = m.n_spheres
-        nsw = ns + m.n_walls
-        npair = len(i)
-        is_body = jraw < ns
-        is_wall = (jraw >= ns) & (jraw < nsw)
-        is_tri = jraw >= nsw
-        j = np.where(is_body, jraw, -1)
-        wall = np.where(is_wall, jraw - ns, -1)
-        triangle = np.where(is_tri, jraw - nsw, -1)
-        mesh = np.where(is_tri, m.tri_mesh[np.maximum(triangle, 0)] if m.n_triangles else -1, -1)
-        xi = s.positions[i]
-        ri = m.radius[i]
-        normal = np.zeros((npair, 3))
-        overlap = np.zeros(npair)
-        displacement = np.zeros((npair, 3))
-        rel_vel = np.zeros((npair, 3))
-        sp = is_body
-        if sp.any():
-            d = s.positions[j[sp]] - xi[sp]
-            dist = np.linalg.norm(d, axis=1)
-            with np.errstate(invalid="ignore", divide="ignore"):
-                normal[sp] = d / dist[:, None]
-            overlap[sp] = ri[sp] + m.radius[j[sp]] - dist
-            displacement[sp] = d
-            rel_vel[sp] = s.velocities[j[sp]] - s.velocities[i[sp]]
-        if is_wall.any():
-            w = wall[is_wall]
-            normal[is_wall] = -m.wall_normal[w]
-            height = np.einsum("ij,ij->i", xi[is_wall] - s.wall_points[w], m.wall_normal[w])
-            overlap[is_wall] = ri[is_wall] - height
-            displacement[is_wall] = -height[:, None] * m.wall_normal[w]
-            rel_vel[is_wall] = s.wall_velocities[w] - s.velocities[i[is_wall]]
-        if is_tri.any():
-            q = mesh[is_tri]
-            displacement[is_tri] = s.mesh_positions[q] - xi[is_tri]
-            rel_vel[is_tri] = s.mesh_velocities[q] - s.velocities[i[is_tri]]
-        have = rows >= 0
-        out = np.zeros((npair, t.out.shape[1]))
-        out[have] = t.out[rows[have]]
-        hist = np.zeros((npair, t.hist.shape[1]))
-        hist[have] = t.hist[rows[have]]
-        contact_point = xi + (ri - 0.5 * overlap)[:, None] * normal
-        # where the kernel evaluated the contact, its geometry as the narrow phase found it (the
-        # only source for non-spherical bodies and mesh triangles)
-        normal[have] = out[have, layout.OUT_NORMAL: layout.OUT_NORMAL + 3]
-        overlap[have] = out[have, layout.OUT_OVERLAP]
-        contact_point[have] = out[have, layout.OUT_POINT: layout.OUT_POINT + 3]
-        force = out[:, layout.OUT_FORCE: layout.OUT_FORCE + 3].copy()
-        torque_j = out[:, layout.OUT_TORQUE_J: layout.OUT_TORQUE_J + 3].copy()
-        # torque_i + torque_j = (x_j - x_i) x force when both torques are taken about the centres
-        # (the branch vectors end at the same line of action); for a wall torque_j is minus the
-        # couple (branch b_j = 0), for a mesh it is about the mesh's reference point
-        lever = np.where(is_wall[:, None], contact_point - xi, np.where(
-            is_tri[:, None], s.mesh_positions[np.maximum(mesh, 0)] - xi if m.n_meshes else 0.0,
-            s.positions[np.maximum(j, 0)] - xi))
-        torque_i = np.cross(lever, force) - torque_j
-        torque_j[is_wall] = 0.0
-        gap = -overlap
-        local = np.zeros((npair, 3))
-        local[:, 2] = gap
-        result = {
-            "i": i,
-            "j": j,
-            "wall": wall,
-            "mesh": mesh,
-            "triangle": triangle,
-            "overlap": overlap,
-            "gap": gap,
-            "normal": normal,
-            "director": normal,
-            "contact_point": contact_point,
-            "force": force,
-            "normal_force": -np.einsum("ij,ij->i", force, normal),
-            "torque_i": torque_i,
-            "torque_j": torque_j,
-            "displacement": displacement,
-            "displacement_local": local,
-            "relative_velocity": rel_vel,
-            "elastic_energy": out[:, layout.OUT_ELASTIC].copy(),
-            "trail_velocity": np.cross(s.angular_velocities[i], contact_point - xi),
-        }
-        for name, sl in self.contact_model.history_slices().items():
-            block = hist[:, sl].copy()
-            result[name if name not in result else f"history_{name}"] = block[:, 0] if block.shape[1] == 1 else block
-        h0 = self.contact_model.history_size
-        if self.dissipation_terms:
-            for c, name in enumerate(self.dissipation_terms):
-                result[f"dissipated_{name}"] = hist[:, h0 + c].copy()
-            result["dissipated"] = hist[:, h0: h0 + len(self.dissipation_terms)].sum(axis=1)
-        else:
-            result["dissipated"] = hist[:, h0].copy()
-        result.update(Director3=normal, Displacement=displacement, DisplacementLocal=local, Velocity=rel_vel,
-                      Force=-force, Torque=torque_i)
-        return result
-
-    def save_checkpoint(self, path):
-        """Write a checkpoint (atomically) that :meth:`load_checkpoint` resumes bit for bit."""
-        from .io.checkpoint import save_checkpoint
-
-        return save_checkpoint(self, path)
-
-    @classmethod
-    def load_checkpoint(cls, path, *, threads: int | None = None) -> "Simulation":
-        """Resume a simulation from a checkpoint file (reporters must be attached again)."""
-        from .io.checkpoint import load_checkpoint
-
-        return load_checkpoint(path, threads=threads)
+        return observables.contact(self.model, self.state, self.stepper.table, self.contact_model, i, jraw)
 
     def n_contacts(self) -> int:
         """Number of active contacts."""
-        return int(np.count_nonzero(self.table.status[: self.table.n_pairs] == layout.ACTIVE))
+        return observables.n_contacts(self.stepper.table)
+
+    def wall_forces(self) -> np.ndarray:
+        """(W, 3) total force exerted by the spheres on each wall, N."""
+        return observables.wall_forces(self.model, self.state, self.stepper.table, self.contact_model)
 
     def mesh_forces(self) -> np.ndarray:
         """(Mm, 3) total force exerted by the bodies on each mesh wall at the last evaluation, N."""
-        c = self.contacts()
-        out = np.zeros((self.model.n_meshes, 3))
-        mask = c["mesh"] >= 0
-        np.add.at(out, c["mesh"][mask], -c["force"][mask])
-        return out
+        return observables.mesh_forces(self.model, self.state, self.stepper.table, self.contact_model)
 
     def mesh_torques(self) -> np.ndarray:
         """(Mm, 3) total torque exerted by the bodies on each mesh wall about its reference point
         (:attr:`mesh_positions`, the point it turns about) at the last evaluation, N m."""
-        c = self.contacts()
-        out = np.zeros((self.model.n_meshes, 3))
-        mask = c["mesh"] >= 0
-        np.add.at(out, c["mesh"][mask], c["torque_j"][mask])
-        return out
+        return observables.mesh_torques(self.model, self.state, self.stepper.table, self.contact_model)
 
     @property
     def mesh_positions(self) -> np.ndarray:
@@ -1082,13 +734,7 @@ class Simulation:
 
     def mesh_triangles(self, mesh: int | None = None) -> np.ndarray:
         """(T, 3, 3) current vertices of the triangles of one mesh (or of all meshes), m."""
-        m = self.model
-        tri = self.state.shape_data[m.tri_ref[:, None] + np.arange(9)].reshape(-1, 3, 3) if m.n_triangles else \
-            np.zeros((0, 3, 3))
-        if mesh is None:
-            return tri
-        q = self._mesh_index(mesh)
-        return tri[m.mesh_first[q]: m.mesh_first[q + 1]]
+        return observables.mesh_triangles(self.model, self.state, None if mesh is None else self._mesh_index(mesh))
 
     def _mesh_index(self, q) -> int:
         n = self.model.n_meshes
@@ -1118,49 +764,15 @@ class Simulation:
         ``slip_velocity`` (m/s, the tangential velocity of the roll's material point at C
         relative to the ground) and ``normal_force`` (N).
         """
-        from .geometry.shapes import ROLL
-        from .geometry.rotation import rotation_matrix as quaternion_to_matrix
-
-        m, s = self.model, self.state
         b = self._sphere_index(body)
-        if m.shape_kind[b] != ROLL:
+        if self.model.shape_kind[b] != SHAPE_ROLL:
             raise InputError(f"body {b} is not a convex roll")
-        c = self.contacts()
-        rows = np.flatnonzero((c["i"] == b) | (c["j"] == b))
-        sign = np.where(c["i"][rows] == b, 1.0, -1.0)[:, None]
-        offset = m.shape_data[m.shape_ref[b] + 3]
-        centre = s.positions[b] + quaternion_to_matrix(s.orientations[b]) @ np.array([offset, 0.0, 0.0])
-        point = c["contact_point"][rows]
-        lever = point - centre
-        force = sign * c["force"][rows]
-        omega = s.angular_velocities[b]
-        trail = np.cross(omega, lever)
-        material = s.velocities[b] + np.cross(omega, point - s.positions[b])
-        other = np.zeros_like(material)
-        walls = c["wall"][rows]
-        other[walls >= 0] = s.wall_velocities[walls[walls >= 0]]
-        n = c["normal"][rows] * sign
-        rel = material - other
-        slip = rel - np.einsum("ij,ij->i", rel, n)[:, None] * n
-        torque = np.cross(lever, force)
-        return {"Position": point, "Velocity": trail, "Force": force, "Torque": torque, "position": point,
-                "trail_velocity": trail, "force": force, "torque": torque, "slip_velocity": slip,
-                "normal_force": -np.einsum("ij,ij->i", force, n)}
+        return observables.convex_roll_output(self.model, self.state, self.stepper.table, self.contact_model, b)
 
     def rotation_matrices(self) -> np.ndarray:
         """(N, 3, 3) rotation matrix of each body (body frame to global; for a non-spherical body
         its principal frame: an ellipsoid's semi-axes, a roll's axis is the first column)."""
-        from .geometry.rotation import rotation_matrix as quaternion_to_matrix
-
-        return np.array([quaternion_to_matrix(q) for q in self.state.orientations]).reshape(-1, 3, 3)
-
-    def wall_forces(self) -> np.ndarray:
-        """(W, 3) total force exerted by the spheres on each wall, N."""
-        c = self.contacts()
-        out = np.zeros((self.model.n_walls, 3))
-        mask = c["wall"] >= 0
-        np.add.at(out, c["wall"][mask], -c["force"][mask])
-        return out
+        return observables.rotation_matrices(self.state.orientations)
 
     def energy(self) -> dict[str, float]:
         """Energy terms, J.
@@ -1173,57 +785,15 @@ class Simulation:
         (e.g. Luding: viscous and plastic, per sense) adds one ``dissipated_<term>`` per term; they
         sum to ``dissipated``.
         """
-        s, m = self.state, self.model
-        free = ~m.fixed
-        v = s.velocities[free]
-        kinetic = 0.5 * float(np.dot(m.mass[free], np.einsum("ij,ij->i", v, v)))
-        rotational = 0.5 * float(np.einsum("ij,ij->i", s.angular_velocities[free], self._spin_momenta()[free]).sum())
-        grav = -float(np.dot(m.mass[free], s.positions[free] @ m.gravity))
-        t = self.table
-        elastic = float(t.out[t.active(), layout.OUT_ELASTIC].sum())
-        damping = float(s.damping_work.sum())
-        dissipated = float(s.dissipated.sum()) + damping
-        boundary = float(s.boundary_work.sum())
-        total = kinetic + rotational + grav + elastic + dissipated
-        out = dict(kinetic=kinetic, rotational=rotational, gravitational=grav, elastic=elastic,
-                   dissipated=dissipated, total=total, boundary_work=boundary)
-        for c, name in enumerate(self.dissipation_terms):
-            out[f"dissipated_{name}"] = float(s.dissipation_terms[:, c].sum())
-        if self.local_damping > 0.0 or damping:
-            out["dissipated_local_damping"] = damping
-        initial = getattr(self, "_initial_energy", None)
-        out["balance_error"] = (total - boundary - initial) if initial is not None else 0.0
-        return out
+        return observables.energy(self.model, self.state, self.stepper.table, self.contact_model, self.local_damping)
 
     def linear_momentum(self) -> np.ndarray:
         """(3,) total linear momentum of the free spheres, kg m/s."""
-        free = ~self.model.fixed
-        return (self.model.mass[free, None] * self.state.velocities[free]).sum(axis=0)
+        return observables.linear_momentum(self.model, self.state)
 
     def angular_momentum(self, origin: Iterable[float] = (0.0, 0.0, 0.0)) -> np.ndarray:
         """(3,) total angular momentum of the free spheres about ``origin``, kg m^2/s."""
-        free = ~self.model.fixed
-        o = as_vec3("origin", origin)
-        m = self.model.mass[free, None]
-        r = self.state.positions[free] - o
-        orbital = np.cross(r, m * self.state.velocities[free]).sum(axis=0)
-        spin = self._spin_momenta()[free].sum(axis=0)
-        return orbital + spin
-
-    def _spin_momenta(self) -> np.ndarray:
-        """(N, 3) angular momentum of each body about its centre, ``R I R^T omega`` (kg m^2/s)."""
-        m, s = self.model, self.state
-        w = s.angular_velocities
-        out = m.inertia[:, None] * w
-        rigid = np.flatnonzero(m.shape_kind != 0)
-        if len(rigid):
-            q = s.orientations[rigid]
-            from .geometry.rotation import rotation_matrix as quaternion_to_matrix
-
-            r = np.array([quaternion_to_matrix(x) for x in q])
-            wb = np.einsum("kji,kj->ki", r, w[rigid]) * m.principal_inertia[rigid]
-            out[rigid] = np.einsum("kij,kj->ki", r, wb)
-        return out
+        return observables.angular_momentum(self.model, self.state, as_vec3("origin", origin))
 
     def summary(self) -> dict:
         """Numbers for the end-of-run summary (wall time, throughput, contacts, energy balance).
@@ -1232,15 +802,5 @@ class Simulation:
         since the start (initial kinetic, rotational and elastic energy, plus the change of
         gravitational energy and the boundary work, plus the elastic energy now).
         """
-        e = self.energy()
-        wall = getattr(self, "last_run_seconds", 0.0)
-        steps = getattr(self, "last_run_steps", 0)
-        e0 = getattr(self, "_initial_terms", e)
-        # the energy that changed form since the start (independent of the origin of heights)
-        scale = max(e0["kinetic"] + e0["rotational"] + e0["elastic"] + abs(e["gravitational"] - e0["gravitational"])
-                    + abs(e["boundary_work"] - e0["boundary_work"]) + e["elastic"], 1e-300)
-        return dict(
-            wall_seconds=wall, steps=steps, time=self.time, dt=self.dt, spheres=self.n_spheres,
-            particle_steps_per_second=(steps * self.n_spheres / wall) if wall > 0 else float("nan"),
-            contacts=self.n_contacts(), energy=e, energy_balance_relative=e["balance_error"] / scale,
-            neighbor_builds=self.table.builds)
+        return observables.summary(self.model, self.state, self.stepper.table, self.contact_model, self.local_damping, self.dt,
+                                   getattr(self, "last_run_seconds", 0.0), getattr(self, "last_run_steps", 0))

@@ -1,4 +1,8 @@
-"""The time-varying state of a run: what an integrator step reads and writes."""
+"""The time-varying state of a run: what an integrator step reads and writes.
+
+Everything a restart needs besides the frozen model, the contact table and the law lives here, so a
+checkpoint is State + Model + contact table + law (:mod:`contactlab.io.checkpoint`).
+"""
 from __future__ import annotations
 
 from dataclasses import dataclass, fields
@@ -35,6 +39,16 @@ class State:
     mesh_orientations : (Mm, 4) float64, per mesh: unit quaternion, mesh frame to global
     mesh_velocities, mesh_angular_velocities : (Mm, 3) float64, m/s and rad/s, per mesh
     shape_data : (M,) float64: the model's shape parameters with the mesh triangles' current vertices
+    boundary_power : (N,) float64, W, per body: power of the driven bodies (fixed bodies, walls,
+        meshes) on the body's contacts at the last evaluation; the next step's boundary work is the
+        trapezoid of this and the new power
+    damping_force : (N, 6) float64, N and N m, per body: local damping's force and torque at the last
+        evaluation (its work over a step is booked with the trapezoid of two evaluations)
+    time_base : float, s, and step_base : int: the time and step at which the time step was last
+        set; ``time = time_base + (step - step_base) dt`` (time from the step count, bit for bit
+        across restarts)
+    initial_energy : dict of float, J: the energy terms at the start of the simulation (the
+        reference of ``energy()["balance_error"]``), None until the first evaluation
 
     Per-sphere arrays hold one row per body (spheres and every other shape, in the order added).
     """
@@ -58,6 +72,15 @@ class State:
     mesh_velocities: np.ndarray | None = None
     mesh_angular_velocities: np.ndarray | None = None
     shape_data: np.ndarray | None = None
+    boundary_power: np.ndarray | None = None
+    damping_force: np.ndarray | None = None
+    time_base: float = 0.0
+    step_base: int = 0
+    initial_energy: dict | None = None
+
+    def time_at(self, step: int, dt: float) -> float:
+        """Simulated time (s) at ``step`` for the time step ``dt`` set at ``step_base``."""
+        return self.time_base + (step - self.step_base) * dt
 
     def arrays(self) -> dict[str, np.ndarray]:
         """The array fields by name (shared, not copied)."""
@@ -66,6 +89,6 @@ class State:
     def copy(self) -> "State":
         out = {f.name: getattr(self, f.name) for f in fields(self)}
         for k, v in out.items():
-            if isinstance(v, np.ndarray):
+            if isinstance(v, (np.ndarray, dict)):
                 out[k] = v.copy()
         return State(**out)

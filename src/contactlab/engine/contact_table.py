@@ -4,9 +4,10 @@ from __future__ import annotations
 import numpy as np
 
 from .._jit import n_blocks
-from ..neighbors.celllist import build_pairs, remap_pairs, transpose_pairs
+from ..neighbors.celllist import build_pairs, transpose_pairs
 from ..neighbors.exclusions import filter_pairs
 from ..neighbors.triangles import triangle_pairs
+from .history_match import remap_pairs
 from .layout import ACTIVE, INDEX, N_OUT
 
 __all__ = ["ContactTable"]
@@ -28,12 +29,13 @@ class ContactTable:
     j_start, j_pairs : CSR of the sphere-sphere pairs by second body
     ref_pos : (N, 3) float64, m: sphere positions at the last build
     wall_ref : (W, 3) float64, m: wall points at the last build
+    mesh_ref_pos : (Mm, 3) float64, m, and mesh_ref_quat : (Mm, 4): each mesh's pose at the last build
     skin : float, m
     builds : int, number of builds so far
     """
 
     def __init__(self, n_spheres: int, n_walls: int, n_hist: int, skin: float, bond_column: int = -1,
-                 n_triangles: int = 0):
+                 n_triangles: int = 0, n_meshes: int = 0):
         self.n_spheres = n_spheres
         #: pair keys are ``i * n_bodies + j``: bodies, walls and mesh triangles in one index range
         self.n_bodies = n_spheres + n_walls + n_triangles
@@ -51,6 +53,8 @@ class ContactTable:
         self.j_pairs = np.zeros(0, dtype=INDEX)
         self.ref_pos = np.zeros((n_spheres, 3))
         self.wall_ref = np.zeros((n_walls, 3))
+        self.mesh_ref_pos = np.zeros((n_meshes, 3))
+        self.mesh_ref_quat = np.tile([1.0, 0.0, 0.0, 0.0], (n_meshes, 1))
         self.builds = 0
 
     def _empty(self, capacity: int):
@@ -66,7 +70,7 @@ class ContactTable:
         return self.pair_i[sel].astype(np.int64), self.pair_j[sel].astype(np.int64)
 
     def rebuild(self, pos, radius, fixed, wall_point, wall_normal, exclusions=None, material=None,
-                wall_material=None, extra_pairs=None, triangles=None):
+                wall_material=None, extra_pairs=None, triangles=None, mesh_pose=None):
         """Build the list around the current positions and carry each pair's data over.
 
         ``exclusions`` (:class:`~contactlab.neighbors.exclusions.Exclusions`, with the per-body
@@ -74,7 +78,8 @@ class ContactTable:
         pairs.  Bonded pairs, and the pairs ``extra_pairs = (i, j)`` (arrays, ``i < j``), are kept
         whatever their distance.  ``triangles = (shape_data, tri_ref)``: the mesh triangles'
         coordinates (see :mod:`contactlab.geometry.shapes`), whose pairs with free bodies join the
-        list after each body's walls.
+        list after each body's walls; ``mesh_pose = (positions, orientations)`` of the meshes, the
+        reference their motion is measured from until the next build.
         """
         sp_i, sp_j, sp_hist, sp_out, sp_status = self._spare
         new_i, new_j, n_new, i_start = build_pairs(pos, radius, fixed, self.skin, wall_point, wall_normal, sp_i, sp_j)
@@ -101,6 +106,9 @@ class ContactTable:
         self.j_start, self.j_pairs = transpose_pairs(self.n_spheres, n_new, new_j)
         self.ref_pos[...] = pos
         self.wall_ref[...] = wall_point
+        if mesh_pose is not None:
+            self.mesh_ref_pos[...] = mesh_pose[0]
+            self.mesh_ref_quat[...] = mesh_pose[1]
         self.builds += 1
 
     def _merge(self, new_i, new_j, n_new, keep_i, keep_j):
@@ -120,7 +128,7 @@ class ContactTable:
         i_start[1:] = np.cumsum(counts)
         return i_start
 
-    def restore(self, pair_i, pair_j, hist, out, status, ref_pos, wall_ref, skin, builds):
+    def restore(self, pair_i, pair_j, hist, out, status, ref_pos, wall_ref, mesh_ref_pos, mesh_ref_quat, skin, builds):
         """Install a saved list (checkpoint restart)."""
         n = int(pair_i.shape[0])
         self.pair_i = np.ascontiguousarray(pair_i, dtype=INDEX)
@@ -133,6 +141,8 @@ class ContactTable:
         self.j_start, self.j_pairs = transpose_pairs(self.n_spheres, n, self.pair_j)
         self.ref_pos = np.array(ref_pos, dtype=np.float64)
         self.wall_ref = np.array(wall_ref, dtype=np.float64).reshape(-1, 3)
+        self.mesh_ref_pos = np.array(mesh_ref_pos, dtype=np.float64).reshape(-1, 3)
+        self.mesh_ref_quat = np.array(mesh_ref_quat, dtype=np.float64).reshape(-1, 4)
         self.skin = float(skin)
         self.builds = int(builds)
 
@@ -144,7 +154,8 @@ class ContactTable:
         """The arrays a checkpoint needs (valid part only)."""
         n = self.n_pairs
         return dict(pair_i=self.pair_i[:n], pair_j=self.pair_j[:n], hist=self.hist[:n], out=self.out[:n],
-                    status=self.status[:n], ref_pos=self.ref_pos, wall_ref=self.wall_ref)
+                    status=self.status[:n], ref_pos=self.ref_pos, wall_ref=self.wall_ref, mesh_ref_pos=self.mesh_ref_pos,
+                    mesh_ref_quat=self.mesh_ref_quat)
 
     @property
     def nbytes(self) -> int:

@@ -22,7 +22,8 @@ import math
 from numba import prange
 
 from contactlab._jit import jit, kernel, pkernel
-from contactlab.engine.layout import FLAG_FAST, FLAG_REBUILD, FLAG_STATE_NAN, N_OWN, OUT_FORCE, OUT_TORQUE_J
+from contactlab.engine.layout import (FLAG_FAST, FLAG_REBUILD, FLAG_STATE_NAN, N_OWN, OUT_FORCE, OUT_TORQUE_J,
+                                      OWN_BOUNDARY, OWN_DISSIPATION, OWN_FORCE, OWN_TORQUE)
 from contactlab.geometry.rotation import quat_matrix
 
 __all__ = ["kick_drift", "kick_drift_range", "reduce_kick", "reduce_kick_range", "move_walls", "move_meshes", "block_size",
@@ -215,16 +216,16 @@ def reduce_kick_range(p0, p1, j_start, j_pairs, out, owner, mass, inv_mass, inv_
     h = 0.5 * kick_dt
     for p in range(p0, p1):
         im = inv_mass[p]
-        fx = owner[p, 0]
-        fy = owner[p, 1]
-        fz = owner[p, 2]
+        fx = owner[p, OWN_FORCE]
+        fy = owner[p, OWN_FORCE + 1]
+        fz = owner[p, OWN_FORCE + 2]
         if im > 0.0:
             fx += mass[p] * gravity[0]
             fy += mass[p] * gravity[1]
             fz += mass[p] * gravity[2]
-        tx = owner[p, 3]
-        ty = owner[p, 4]
-        tz = owner[p, 5]
+        tx = owner[p, OWN_TORQUE]
+        ty = owner[p, OWN_TORQUE + 1]
+        tz = owner[p, OWN_TORQUE + 2]
         # inactive pairs have zero outputs: adding them is cheaper than testing their status
         for q in range(j_start[p], j_start[p + 1]):
             k = j_pairs[q]
@@ -264,10 +265,10 @@ def reduce_kick_range(p0, p1, j_start, j_pairs, out, owner, mass, inv_mass, inv_
         torque[p, 0] = tx
         torque[p, 1] = ty
         torque[p, 2] = tz
-        dissipated[p] += owner[p, 6]
+        dissipated[p] += owner[p, OWN_DISSIPATION]
         for c in range(diss_terms.shape[1]):
             diss_terms[p, c] += owner[p, N_OWN + c]
-        boundary_work[p] += owner[p, 7]
+        boundary_work[p] += owner[p, OWN_BOUNDARY]
         ii = inv_inertia[p]
         vx = vel[p, 0] + h * fx * im
         vy = vel[p, 1] + h * fy * im

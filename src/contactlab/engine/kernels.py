@@ -44,8 +44,8 @@ from numba import prange
 
 from contactlab._jit import jit, kernel, pkernel
 from contactlab.engine.layout import (
-    ACTIVE, CLEARED, FLAG_BOND_EVENT, FLAG_OVERLAP, FLAG_STATE_NAN, INACTIVE, N_OWN,
-    OUT_ELASTIC, OUT_EVENT, OUT_FORCE, OUT_NORMAL, OUT_OVERLAP, OUT_POINT, OUT_TORQUE_J,
+    ACTIVE, CLEARED, FLAG_BOND_EVENT, FLAG_OVERLAP, FLAG_STATE_NAN, INACTIVE, N_OWN, OUT_ELASTIC, OUT_EVENT, OUT_FORCE,
+    OUT_NORMAL, OUT_OVERLAP, OUT_POINT, OUT_TORQUE_J, OWN_BOUNDARY, OWN_DISSIPATION, OWN_FORCE, OWN_TORQUE,
 )
 from contactlab.geometry.record import ContactGeometry
 from contactlab.geometry.sphere_sphere import sphere_sphere
@@ -113,8 +113,8 @@ def _clear_pair(hist, out, status, k):
 
 @kernel
 def _pairs_chunk(p0, p1, i_start, pair_j, pos, vel, angvel, mid_vel, mid_angvel, radius, inv_mass, fixed,
-                 material, wall_point, wall_normal, wall_vel, wall_material, table, hist, out, status, owner, dt,
-                 overlap_limit, flags, quat, bodies, meshes):
+                 material, wall_point, wall_normal, wall_vel, wall_material, pair_params, hist, out, status, owner,
+                 boundary_power, dt, overlap_limit, flags, quat, bodies, meshes):
     """Narrow phase and law for every pair owned by bodies ``p0 <= i < p1``.
 
     The pairs of body ``i`` (its partners ``j > i``, its walls, then its mesh triangles) are
@@ -218,7 +218,7 @@ def _pairs_chunk(p0, p1, i_start, pair_j, pos, vel, angvel, mid_vel, mid_angvel,
                 mj = mesh_material[msh]
                 rmin = bodies[3][i]
                 j_driven = True
-            f, m, energy, diss, active, h_new = LAW(geom, table[material[i], mj], _load_history(hist, k), dt)
+            f, m, energy, diss, active, h_new = LAW(geom, pair_params[material[i], mj], _load_history(hist, k), dt)
             _store_history(hist, k, h_new)
             # dissipation counts also in the step in which a contact ends (e.g. plastic work booked at break)
             diss_sum += _book_dissipation(owner, i, hist, k, diss)
@@ -267,25 +267,27 @@ def _pairs_chunk(p0, p1, i_start, pair_j, pos, vel, angvel, mid_vel, mid_angvel,
                 flags[FLAG_OVERLAP] = 1
             if not ok:
                 flags[FLAG_STATE_NAN] = 1
-        owner[i, 0] = fx
-        owner[i, 1] = fy
-        owner[i, 2] = fz
-        owner[i, 3] = tx
-        owner[i, 4] = ty
-        owner[i, 5] = tz
-        owner[i, 6] = diss_sum
+        owner[i, OWN_FORCE] = fx
+        owner[i, OWN_FORCE + 1] = fy
+        owner[i, OWN_FORCE + 2] = fz
+        owner[i, OWN_TORQUE] = tx
+        owner[i, OWN_TORQUE + 1] = ty
+        owner[i, OWN_TORQUE + 2] = tz
+        owner[i, OWN_DISSIPATION] = diss_sum
         # boundary work of the step by the trapezoidal rule over the powers at its two ends (the
         # velocity-Verlet work of a force), second order like the rest of the energy bookkeeping
-        owner[i, 7] = 0.5 * (owner[i, 8] + power) * dt
-        owner[i, 8] = power
+        owner[i, OWN_BOUNDARY] = 0.5 * (boundary_power[i] + power) * dt
+        boundary_power[i] = power
 
 
 @pkernel
 def pair_forces(i_start, pair_j, pos, vel, angvel, mid_vel, mid_angvel, radius, inv_mass, fixed,
-                material, wall_point, wall_normal, wall_vel, wall_material, table, hist, out, status, owner, dt,
-                overlap_limit, flags, n_blocks, quat, bodies, meshes):
+                material, wall_point, wall_normal, wall_vel, wall_material, pair_params, hist, out, status, owner,
+                boundary_power, dt, overlap_limit, flags, n_blocks, quat, bodies, meshes):
     """Evaluate the law on every candidate pair: per-sphere sums of the owner's side in ``owner``
-    (force, torque, dissipation, boundary work of the step), the partner's side per pair in ``out``.
+    (force, torque, dissipation, boundary work of the step), the partner's side per pair in ``out``;
+    ``boundary_power`` (per body, W) keeps the power of the driven bodies for the next step's
+    trapezoidal boundary work.
 
     ``vel``/``angvel``: velocities at the force time (predicted); ``mid_vel``/``mid_angvel``: at
     the middle of the step that just ended (they give the exact displacement increments).  ``dt``
@@ -299,7 +301,8 @@ def pair_forces(i_start, pair_j, pos, vel, angvel, mid_vel, mid_angvel, radius, 
     for c in prange((n + b - 1) // b):
         _pairs_chunk(c * b, min((c + 1) * b, n), i_start, pair_j, pos, vel, angvel, mid_vel,
                      mid_angvel, radius, inv_mass, fixed, material, wall_point, wall_normal, wall_vel,
-                     wall_material, table, hist, out, status, owner, dt, overlap_limit, flags, quat, bodies, meshes)
+                     wall_material, pair_params, hist, out, status, owner, boundary_power, dt, overlap_limit, flags,
+                     quat, bodies, meshes)
 
 
 @jit
@@ -311,12 +314,7 @@ def _raised(flags):
 
 
 @kernel
-def advance(n_steps, dt, resume, pos, vel, angvel, quat, force, torque, vel_pred, angvel_pred,
-            radius, mass, inv_mass, inv_inertia, fixed, material, gravity,
-            wall_point, wall_normal, wall_vel, wall_material, wall_ref,
-            i_start, pair_j, j_start, j_pairs, hist, out, status, owner, table,
-            dissipated, diss_terms, boundary_work, ref_pos, half_skin, overlap_limit, flags, n_blocks,
-            local_damping, damping_work, damping_force, bodies, rigid, meshes, motion):
+def advance(n_steps, dt, resume, model, state, table, run, shapes):
     """Take up to ``n_steps`` steps of size ``dt``; return ``(steps_completed, mid_step)``.
 
     Each step's second half (reduction, kick) is fused with the next step's first half (kick,
@@ -336,17 +334,35 @@ def advance(n_steps, dt, resume, pos, vel, angvel, quat, force, torque, vel_pred
     order: the results are bit-identical.  Each is compiled on first use only (a small scene never
     compiles the parallel regions).
 
-    ``bodies = (shape_kind, shape_ref, shape_data, contact_radius, geo_col, mode)`` (shapes),
-    ``rigid = (shape_kind, principal_inertia, inv_principal_inertia)`` (full inertia tensors),
-    ``meshes = (tri_ref, tri_mesh, mesh_pos, mesh_quat, mesh_vel, mesh_angvel, mesh_material,
-    scratch)`` and ``motion`` (see :func:`move_meshes`).
+    The arguments, grouped by owner (built by :class:`contactlab.engine.stepper.Stepper`):
+
+    * ``model`` (frozen, per body unless said): ``(radius, mass, inv_mass, inv_inertia, fixed,
+      material, gravity (3,), wall_normal (W, 3), wall_material (W,), pair_params (M, M, P))``;
+    * ``state`` (time-varying, per body): ``(pos, vel, angvel, quat, force, torque, wall_point,
+      wall_vel, dissipated, diss_terms, boundary_work, boundary_power, damping_work,
+      damping_force)``;
+    * ``table`` (per pair, and the list's build reference): ``(i_start, pair_j, j_start, j_pairs,
+      hist, out, status, ref_pos, wall_ref)``;
+    * ``run`` (the run's work arrays and options, the flags last): ``(vel_pred, angvel_pred, owner,
+      half_skin, overlap_limit, n_blocks, local_damping, flags)``;
+    * ``shapes = (bodies, rigid, meshes, motion)``: ``bodies = (shape_kind, shape_ref, shape_data,
+      contact_radius, geo_col, mode)`` (shapes), ``rigid = (shape_kind, principal_inertia,
+      inv_principal_inertia)`` (full inertia tensors), ``meshes = (tri_ref, tri_mesh, mesh_pos,
+      mesh_quat, mesh_vel, mesh_angvel, mesh_material, scratch)`` and ``motion`` (see
+      :func:`move_meshes`), as the narrow phases and the integrator take them.
     """
+    radius, mass, inv_mass, inv_inertia, fixed, material, gravity, wall_normal, wall_material, pair_params = model
+    (pos, vel, angvel, quat, force, torque, wall_point, wall_vel, dissipated, diss_terms, boundary_work, boundary_power,
+     damping_work, damping_force) = state
+    i_start, pair_j, j_start, j_pairs, hist, out, status, ref_pos, wall_ref = table
+    vel_pred, angvel_pred, owner, half_skin, overlap_limit, n_blocks, local_damping, flags = run
+    bodies, rigid, meshes, motion = shapes
     n = pos.shape[0]
     first = np.int64(0)  # an int64 like the parallel loops' block bounds (a literal compiles anew)
     if n_steps < 0:
         _pairs_chunk(first, n, i_start, pair_j, pos, vel, angvel, vel, angvel, radius, inv_mass, fixed, material,
-                     wall_point, wall_normal, wall_vel, wall_material, table, hist, out, status, owner, 0.0,
-                     overlap_limit, flags, quat, bodies, meshes)
+                     wall_point, wall_normal, wall_vel, wall_material, pair_params, hist, out, status, owner,
+                     boundary_power, 0.0, overlap_limit, flags, quat, bodies, meshes)
         reduce_kick_range(first, n, j_start, j_pairs, out, owner, mass, inv_mass, inv_inertia, gravity, pos, vel,
                           angvel, quat, force, torque, vel_pred, angvel_pred, dissipated, diss_terms, boundary_work,
                           ref_pos, 0.0, 0.0, half_skin, flags, local_damping, damping_work, damping_force, rigid)
@@ -363,8 +379,8 @@ def advance(n_steps, dt, resume, pos, vel, angvel, quat, force, torque, vel_pred
             return 0, True
     for s in range(n_steps):
         _pairs_chunk(first, n, i_start, pair_j, pos, vel_pred, angvel_pred, vel, angvel, radius, inv_mass, fixed,
-                     material, wall_point, wall_normal, wall_vel, wall_material, table, hist, out, status, owner, dt,
-                     overlap_limit, flags, quat, bodies, meshes)
+                     material, wall_point, wall_normal, wall_vel, wall_material, pair_params, hist, out, status, owner,
+                     boundary_power, dt, overlap_limit, flags, quat, bodies, meshes)
         # an overlap beyond the guard ends the call on a step boundary (a consistent state to diagnose)
         last = s == n_steps - 1 or flags[FLAG_OVERLAP] != 0 or flags[FLAG_STATE_NAN] != 0
         reduce_kick_range(first, n, j_start, j_pairs, out, owner, mass, inv_mass, inv_inertia, gravity, pos, vel,
@@ -380,18 +396,19 @@ def advance(n_steps, dt, resume, pos, vel, angvel, quat, force, torque, vel_pred
 
 
 @kernel
-def advance_parallel(n_steps, dt, resume, pos, vel, angvel, quat, force, torque, vel_pred, angvel_pred,
-                     radius, mass, inv_mass, inv_inertia, fixed, material, gravity,
-                     wall_point, wall_normal, wall_vel, wall_material, wall_ref,
-                     i_start, pair_j, j_start, j_pairs, hist, out, status, owner, table,
-                     dissipated, diss_terms, boundary_work, ref_pos, half_skin, overlap_limit, flags, n_blocks,
-                     local_damping, damping_work, damping_force, bodies, rigid, meshes, motion):
+def advance_parallel(n_steps, dt, resume, model, state, table, run, shapes):
     """:func:`advance` with its loops in parallel regions over ``n_blocks`` blocks (the same
     arguments, results and return value)."""
+    radius, mass, inv_mass, inv_inertia, fixed, material, gravity, wall_normal, wall_material, pair_params = model
+    (pos, vel, angvel, quat, force, torque, wall_point, wall_vel, dissipated, diss_terms, boundary_work, boundary_power,
+     damping_work, damping_force) = state
+    i_start, pair_j, j_start, j_pairs, hist, out, status, ref_pos, wall_ref = table
+    vel_pred, angvel_pred, owner, half_skin, overlap_limit, n_blocks, local_damping, flags = run
+    bodies, rigid, meshes, motion = shapes
     if n_steps < 0:
         pair_forces(i_start, pair_j, pos, vel, angvel, vel, angvel, radius, inv_mass, fixed, material, wall_point,
-                    wall_normal, wall_vel, wall_material, table, hist, out, status, owner, 0.0, overlap_limit, flags,
-                    n_blocks, quat, bodies, meshes)
+                    wall_normal, wall_vel, wall_material, pair_params, hist, out, status, owner, boundary_power, 0.0,
+                    overlap_limit, flags, n_blocks, quat, bodies, meshes)
         reduce_kick(j_start, j_pairs, out, owner, mass, inv_mass, inv_inertia, gravity, pos, vel, angvel, quat,
                     force, torque, vel_pred, angvel_pred, dissipated, diss_terms, boundary_work, ref_pos, 0.0, 0.0,
                     half_skin, flags, n_blocks, local_damping, damping_work, damping_force, rigid)
@@ -408,8 +425,8 @@ def advance_parallel(n_steps, dt, resume, pos, vel, angvel, quat, force, torque,
             return 0, True
     for s in range(n_steps):
         pair_forces(i_start, pair_j, pos, vel_pred, angvel_pred, vel, angvel, radius, inv_mass, fixed,
-                    material, wall_point, wall_normal, wall_vel, wall_material, table, hist, out, status, owner, dt,
-                    overlap_limit, flags, n_blocks, quat, bodies, meshes)
+                    material, wall_point, wall_normal, wall_vel, wall_material, pair_params, hist, out, status, owner,
+                    boundary_power, dt, overlap_limit, flags, n_blocks, quat, bodies, meshes)
         # an overlap beyond the guard ends the call on a step boundary (a consistent state to diagnose)
         last = s == n_steps - 1 or flags[FLAG_OVERLAP] != 0 or flags[FLAG_STATE_NAN] != 0
         reduce_kick(j_start, j_pairs, out, owner, mass, inv_mass, inv_inertia, gravity, pos, vel, angvel, quat,
@@ -424,19 +441,24 @@ def advance_parallel(n_steps, dt, resume, pos, vel, angvel, quat, force, torque,
 
 
 @kernel
-def probe(normal, overlap, contact_point, branch_i, branch_j, rel_velocity, rel_angvel, rel_disp, rel_rot,
-          radius_i, radius_j, radius, mass, pair_rot, area, volume, dt, params, hist0, chain, force, couple, stored, dissipation, active,
-          hist_out, terms):
+def probe(records, dt, params, hist0, chain, results):
     """Evaluate the law on ``T`` prescribed contact-geometry records, without a simulation.
 
-    Record ``t`` is assembled from row ``t`` of the field arrays (vectors (T, 3), scalars (T,)) and
-    handed to the law with the step ``dt[t]`` and the parameter row ``params``.  With ``chain`` the
-    history the law returns is handed to the next record (a prescribed motion); without it every
-    record starts from ``hist0`` (independent evaluations).  ``hist0`` (1, H + D) and ``hist_out``
-    (T, H + D) hold the law's history followed by the running dissipation per term (the engine's
-    per-contact row); ``terms`` (T, N_OWN + D) gets the dissipation of each record per term (columns
-    from ``N_OWN``), ``dissipation`` (T,) its total.  Compiled with the kernels and cached with them.
+    ``records = (normal, overlap, contact_point, branch_i, branch_j, rel_velocity, rel_angvel,
+    rel_disp, rel_rot, radius_i, radius_j, radius, mass, pair_rot, area, volume)``: the record's
+    fields over the samples (vectors (T, 3), scalars (T,)); record ``t`` is assembled from row ``t``
+    and handed to the law with the step ``dt[t]`` and the parameter row ``params``.  With ``chain``
+    the history the law returns is handed to the next record (a prescribed motion); without it
+    every record starts from ``hist0`` (independent evaluations).  ``hist0`` (1, H + D) holds the
+    law's history followed by the running dissipation per term (the engine's per-contact row).
+    ``results = (force, couple, stored, dissipation, active, hist_out, terms)``: per record the
+    force and couple on ``i`` (T, 3), the stored energy, the dissipation's total (T,), whether
+    active, the history row after it (T, H + D) and the dissipation per term (T, N_OWN + D,
+    columns from ``N_OWN``).  Compiled with the kernels and cached with them.
     """
+    (normal, overlap, contact_point, branch_i, branch_j, rel_velocity, rel_angvel, rel_disp, rel_rot, radius_i,
+     radius_j, radius, mass, pair_rot, area, volume) = records
+    force, couple, stored, dissipation, active, hist_out, terms = results
     work = hist0.copy()
     for t in range(overlap.shape[0]):
         if not chain:

@@ -21,7 +21,7 @@ import numpy as np
 
 __all__ = [
     "OUT_FORCE", "OUT_TORQUE_J", "OUT_ELASTIC", "OUT_EVENT", "OUT_NORMAL", "OUT_OVERLAP", "OUT_POINT", "N_OUT", "OWN_FORCE", "OWN_TORQUE", "OWN_DISSIPATION",
-    "OWN_BOUNDARY", "OWN_BOUNDARY_POWER", "N_OWN",
+    "OWN_BOUNDARY", "N_OWN",
     "ACTIVE", "INACTIVE", "CLEARED", "INDEX",
     "FLAG_REBUILD", "FLAG_OVERLAP", "FLAG_FORCE_NAN", "FLAG_STATE_NAN", "FLAG_FAST", "FLAG_BOND_EVENT", "N_FLAGS",
 ]
@@ -46,8 +46,9 @@ OWN_FORCE = 0        # 3 columns, N
 OWN_TORQUE = 3       # 3 columns, N m
 OWN_DISSIPATION = 6  # J, during the last step
 OWN_BOUNDARY = 7     # J, work done on the spheres by driven bodies during the last step
-OWN_BOUNDARY_POWER = 8  # W, power of the driven bodies on the sphere at the last evaluation
-N_OWN = 9            # followed by one column per dissipation term of the law (J, during the last step)
+N_OWN = 8            # followed by one column per dissipation term of the law (J, during the last step)
+# (the power of the driven bodies at the last evaluation, which the next step's boundary work
+# needs, is state: State.boundary_power)
 
 # values of status (int8)
 ACTIVE = 1

@@ -1,12 +1,19 @@
 """Checkpoints: save a running simulation and resume it bit for bit.
 
-A checkpoint is one ``.npz`` file holding the frozen model, the state, the contact table (pairs,
-history and per-contact outputs) and a JSON description of the materials, the contact model and
-the run options.  It is written to a temporary file in the same directory, flushed to disk and
-renamed over the target, so a crash while writing never damages the previous checkpoint.
+A checkpoint is one ``.npz`` file holding what a simulation is: the frozen model
+(:class:`~contactlab.frozen_model.Model`), the state (:class:`~contactlab.state.State`, which
+holds every array a restart needs), the contact table (pairs, history and per-contact outputs,
+the neighbour list's build reference), the contact law (its ``to_dict()``), the switched-off pairs
+and the bond log, with the run options (time step, overlap guard, ...) in a JSON entry.  It is
+written to a temporary file in the same directory, flushed to disk and renamed over the target, so
+a crash while writing never damages the previous checkpoint.  This module is the only place that
+writes or reads them: :meth:`contactlab.Simulation.save_checkpoint` calls :func:`save_checkpoint`,
+:meth:`contactlab.Simulation.load_checkpoint` builds a simulation from :func:`read_checkpoint`.
 
 Resuming from a checkpoint gives exactly the same numbers as a run that was never interrupted:
 every array the step kernels read is restored, and time is computed from the step count.
+Checkpoints of format version 5 (contactlab before the engine kept the boundary power, local
+damping's last force and the meshes' build pose in the state and the table) are read too.
 """
 from __future__ import annotations
 
@@ -14,25 +21,28 @@ import json
 import re
 import zipfile
 import zlib
+from dataclasses import dataclass
 from pathlib import Path
 
 import numpy as np
 
 from .._arguments import as_int, as_path, checked_api
 from ..bonds import BondLog
-from ..engine import layout
 from ..errors import CheckpointError, OutputError
+from ..frozen_model import Model
+from ..laws.base import ContactModel
 from ..laws.registry import model_from_dict
 from ..materials import Material
-from ..frozen_model import Model
 from ..neighbors.exclusions import Exclusions
 from ..state import State
 from .atomic import atomic_write, ensure_writable_folder, remove_stale_temporaries
 from .reporter import Reporter
 
-__all__ = ["save_checkpoint", "load_checkpoint", "CheckpointReporter", "FORMAT_VERSION"]
+__all__ = ["save_checkpoint", "read_checkpoint", "Checkpoint", "CheckpointReporter", "FORMAT_VERSION"]
 
-FORMAT_VERSION = 5
+FORMAT_VERSION = 6
+#: older versions this contactlab still reads (converted on reading)
+_READABLE = (5, FORMAT_VERSION)
 
 _MODEL_ARRAYS = ("radius", "mass", "inv_mass", "inertia", "inv_inertia", "material", "fixed", "wall_normal",
                  "wall_material", "gravity", "shape_kind", "shape_ref", "shape_data", "principal_inertia",
@@ -40,17 +50,47 @@ _MODEL_ARRAYS = ("radius", "mass", "inv_mass", "inertia", "inv_inertia", "materi
 _STATE_ARRAYS = ("positions", "velocities", "angular_velocities", "orientations", "forces", "torques",
                  "wall_points", "wall_velocities", "dissipated", "boundary_work", "dissipation_terms",
                  "damping_work", "mesh_positions", "mesh_orientations", "mesh_velocities", "mesh_angular_velocities",
-                 "shape_data")
-_TABLE_ARRAYS = ("pair_i", "pair_j", "hist", "out", "status", "ref_pos", "wall_ref")
-#: entries every checkpoint of this format holds
-_REQUIRED = ([f"model_{k}" for k in _MODEL_ARRAYS] + [f"state_{k}" for k in _STATE_ARRAYS]
-             + [f"table_{k}" for k in _TABLE_ARRAYS]
-             + ["boundary_power", "damping_force", "mesh_build_pos", "mesh_build_quat", "exclusions_material_active",
-                "exclusions_keys"])
+                 "shape_data", "boundary_power", "damping_force")
+_TABLE_ARRAYS = ("pair_i", "pair_j", "hist", "out", "status", "ref_pos", "wall_ref", "mesh_ref_pos", "mesh_ref_quat")
+#: version 5 kept these outside the state and the table: entry name -> (where, name) now
+_V5_ENTRIES = {"boundary_power": ("state", "boundary_power"), "damping_force": ("state", "damping_force"),
+               "mesh_build_pos": ("table", "mesh_ref_pos"), "mesh_build_quat": ("table", "mesh_ref_quat")}
+#: the options a simulation is resumed with (``Simulation`` keyword arguments)
+_OPTIONS = ("max_overlap", "initial_overlap_tolerance", "threads", "local_damping", "shape_contact")
+
+
+def _required(version: int) -> list[str]:
+    """Entries every checkpoint of this format version holds."""
+    if version == 5:
+        state = [k for k in _STATE_ARRAYS if k not in ("boundary_power", "damping_force")]
+        table = [k for k in _TABLE_ARRAYS if not k.startswith("mesh_ref")]
+        extra = list(_V5_ENTRIES)
+    else:
+        state, table, extra = list(_STATE_ARRAYS), list(_TABLE_ARRAYS), []
+    return ([f"model_{k}" for k in _MODEL_ARRAYS] + [f"state_{k}" for k in state] + [f"table_{k}" for k in table]
+            + extra + ["exclusions_material_active", "exclusions_keys"])
+
+
+@dataclass
+class Checkpoint:
+    """What a checkpoint holds, read back: everything :meth:`contactlab.Simulation.load_checkpoint`
+    resumes from.  ``table`` holds the contact table's arrays with ``skin`` (m) and ``builds``;
+    ``dt`` is the time step (s, None while undetermined); ``options`` the simulation's keyword
+    options (``max_overlap``, ``initial_overlap_tolerance``, ``threads``, ``local_damping``,
+    ``shape_contact``)."""
+
+    model: Model
+    state: State
+    law: ContactModel
+    table: dict
+    exclusions: Exclusions
+    bond_log: BondLog
+    dt: float | None
+    options: dict
 
 
 def save_checkpoint(sim, path) -> Path:
-    """Write ``sim`` to ``path`` (``.npz`` appended if missing), atomically; returns the path."""
+    """Write simulation ``sim`` to ``path`` (``.npz`` appended if missing), atomically; returns the path."""
     path = as_path("save_checkpoint: path", path)
     if path.suffix != ".npz":
         path = path.with_name(path.name + ".npz")
@@ -60,33 +100,25 @@ def save_checkpoint(sim, path) -> Path:
     arrays = {f"model_{k}": getattr(sim.model, k) for k in _MODEL_ARRAYS}
     arrays.update({f"state_{k}": getattr(sim.state, k) for k in _STATE_ARRAYS})
     arrays.update({f"table_{k}": v for k, v in t.saved().items()})
-    arrays["boundary_power"] = sim._owner[:, layout.OWN_BOUNDARY_POWER]
-    arrays["damping_force"] = sim._damping_force
-    arrays["mesh_build_pos"] = sim._mesh_build_pos
-    arrays["mesh_build_quat"] = sim._mesh_build_quat
     arrays["exclusions_material_active"] = sim.exclusions.material_active
     arrays["exclusions_keys"] = sim.exclusions.keys
-    arrays.update({f"bonds_{k}": v for k, v in sim._bond_log.data.items()})
+    arrays.update({f"bonds_{k}": v for k, v in sim.bond_log.data.items()})
+    s = sim.state
     meta = {
         "format": "contactlab-checkpoint",
         "version": FORMAT_VERSION,
         "materials": [m.to_dict() for m in sim.model.materials],
         "contact_model": sim.contact_model.to_dict(),
-        "time": sim.state.time,
-        "step": sim.state.step,
+        "time": s.time,
+        "step": s.step,
         "dt": sim.dt,
-        "time_base": sim._time_base,
-        "step_base": sim._step_base,
+        "time_base": s.time_base,
+        "step_base": s.step_base,
         "skin": t.skin,
         "builds": t.builds,
-        "max_overlap": sim.max_overlap,
-        "initial_overlap_tolerance": sim.initial_overlap_tolerance,
-        "threads": sim.threads,
-        "local_damping": sim.local_damping,
-        "initial_energy": sim._initial_energy,
-        "initial_terms": sim._initial_terms,
+        "initial_energy": s.initial_energy,
         "mesh_names": list(sim.model.mesh_names),
-        "shape_contact": sim.shape_contact,
+        **{k: getattr(sim, k) for k in _OPTIONS},
     }
     arrays["meta"] = np.array(json.dumps(meta))
     with atomic_write(path) as f:
@@ -94,17 +126,16 @@ def save_checkpoint(sim, path) -> Path:
     return path
 
 
-def load_checkpoint(path, *, threads: int | None = None):
-    """Resume a simulation from a checkpoint written by :func:`save_checkpoint`.
+def read_checkpoint(path) -> Checkpoint:
+    """Read a checkpoint written by :func:`save_checkpoint` (see :class:`Checkpoint`).
 
-    ``threads`` overrides the saved thread count (results do not depend on it).  Reporters are
-    not saved: attach them again.  A missing, empty, truncated, damaged or foreign file, or one of
-    another format version, raises :class:`~contactlab.errors.CheckpointError` saying which.
+    A missing, empty, truncated, damaged or foreign file, or one of another format version,
+    raises :class:`~contactlab.errors.CheckpointError` saying which.
     """
     path = as_path("load_checkpoint: path", path)
     data, meta = _read(path)
     try:
-        return _resume(path, data, meta, threads)
+        return _parts(path, data, meta)
     except CheckpointError:
         raise
     except (KeyError, IndexError, ValueError, TypeError, OSError, EOFError, zipfile.BadZipFile, zlib.error) as exc:
@@ -149,10 +180,10 @@ def _read(path: Path):
         meta = json.loads(str(data["meta"]))
         if not isinstance(meta, dict) or meta.get("format") != "contactlab-checkpoint":
             raise CheckpointError(f"{str(path)!r} is not a contactlab checkpoint (its 'meta' is not contactlab's)")
-        if meta.get("version") != FORMAT_VERSION:
+        if meta.get("version") not in _READABLE:
             raise CheckpointError(f"checkpoint {str(path)!r} is of format version {meta.get('version')!r}; this "
-                                  f"contactlab reads version {FORMAT_VERSION} (resume it with the contactlab that "
-                                  f"wrote it)")
+                                  f"contactlab reads version {FORMAT_VERSION} (and {_READABLE[0]}) (resume it with "
+                                  f"the contactlab that wrote it)")
     except CheckpointError:
         data.close()
         raise
@@ -162,39 +193,32 @@ def _read(path: Path):
     return data, meta
 
 
-def _resume(path: Path, data, meta: dict, threads):
-    from ..simulation import Simulation
-
-    missing = [k for k in _REQUIRED if k not in data.files]
+def _parts(path: Path, data, meta: dict) -> Checkpoint:
+    version = int(meta["version"])
+    missing = [k for k in _required(version) if k not in data.files]
     if missing:
         raise CheckpointError(f"checkpoint {str(path)!r} lacks {', '.join(missing[:5])}"
                               f"{' ...' if len(missing) > 5 else ''}: it is damaged or was not written by contactlab")
     materials = tuple(Material(**m) for m in meta["materials"])
     model_arrays = {k: np.array(data[f"model_{k}"]) for k in _MODEL_ARRAYS}
     model = Model(materials=materials, mesh_names=tuple(meta["mesh_names"]), **model_arrays)
-    state = State(**{k: np.array(data[f"state_{k}"]) for k in _STATE_ARRAYS}, time=float(meta["time"]),
-                  step=int(meta["step"]))
-    contact_model = model_from_dict(meta["contact_model"])
-    sim = Simulation.__new__(Simulation)
-    sim._bond_log = BondLog({k[len("bonds_"):]: data[k] for k in data.files if k.startswith("bonds_")})
-    table_data = {k: data[f"table_{k}"] for k in _TABLE_ARRAYS}
-    table_data.update(skin=meta["skin"], builds=meta["builds"])
+    state = {k: np.array(data[f"state_{k}"]) for k in _STATE_ARRAYS if f"state_{k}" in data.files}
+    table = {k: data[f"table_{k}"] for k in _TABLE_ARRAYS if f"table_{k}" in data.files}
+    initial_energy = meta.get("initial_energy")
+    if version == 5:
+        for entry, (where, name) in _V5_ENTRIES.items():
+            (state if where == "state" else table)[name] = np.array(data[entry])
+        initial_energy = meta["initial_terms"]
+    state = State(**state, time=float(meta["time"]), step=int(meta["step"]), time_base=float(meta["time_base"]),
+                  step_base=int(meta["step_base"]),
+                  initial_energy={k: float(v) for k, v in initial_energy.items()} if initial_energy else None)
+    table.update(skin=meta["skin"], builds=meta["builds"])
     exclusions = Exclusions(len(materials), model.n_spheres + model.n_walls + model.n_triangles,
                             np.array(data["exclusions_material_active"]), np.array(data["exclusions_keys"]))
-    sim._setup(model, state, contact_model, dt=meta["dt"], skin=meta["skin"], max_overlap=meta["max_overlap"],
-               initial_overlap_tolerance=meta["initial_overlap_tolerance"],
-               threads=threads if threads is not None else meta["threads"], check_initial=False,
-               table_data=table_data, exclusions=exclusions, local_damping=meta["local_damping"],
-               shape_contact=meta["shape_contact"])
-    sim._owner[:, layout.OWN_BOUNDARY_POWER] = data["boundary_power"]
-    sim._damping_force[...] = data["damping_force"]
-    sim._mesh_build_pos[...] = data["mesh_build_pos"]
-    sim._mesh_build_quat[...] = data["mesh_build_quat"]
-    sim._time_base = float(meta["time_base"])
-    sim._step_base = int(meta["step_base"])
-    sim._initial_energy = float(meta["initial_energy"])
-    sim._initial_terms = {k: float(v) for k, v in meta["initial_terms"].items()}
-    return sim
+    bond_log = BondLog({k[len("bonds_"):]: data[k] for k in data.files if k.startswith("bonds_")})
+    return Checkpoint(model=model, state=state, law=model_from_dict(meta["contact_model"]), table=table,
+                      exclusions=exclusions, bond_log=bond_log, dt=meta["dt"],
+                      options={k: meta[k] for k in _OPTIONS})
 
 
 @checked_api

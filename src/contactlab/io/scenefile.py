@@ -45,10 +45,11 @@ import numpy as np
 
 from .._arguments import did_you_mean
 from ..errors import InputError, SceneFileError, StabilityError
-from ..laws.define import Contact
+from ..laws.composite import Contact
 from ..laws.registry import MODELS, bonded_model_names, model_class, model_from_dict
 from ..materials import Material
 from ..scene import Scene
+from ..simulation import Simulation
 
 __all__ = ["SceneSpec", "load_scene_file", "default_scene_path", "OUTPUT_DEFAULTS"]
 
@@ -96,8 +97,6 @@ class SceneSpec:
 
     def build_simulation(self):
         """The :class:`~contactlab.Simulation` described by the file (no reporters attached)."""
-        from ..simulation import Simulation
-
         try:
             sim = Simulation(self.scene, self.model, **self.simulation)
         except SceneFileError:

@@ -21,6 +21,7 @@ import numpy as np
 
 from .._arguments import as_bool, as_path, did_you_mean
 from ..errors import InputError, OutputError
+from ..plot import plot_recorded
 from .atomic import ensure_writable_folder
 from .reporter import Reporter
 
@@ -223,8 +224,6 @@ class Recorder(Reporter):
 
         See :func:`contactlab.plot.plot_recorded`.
         """
-        from ..plot import plot_recorded
-
         return plot_recorded(self, x, y, ax=ax, **style)
 
     def loop_area(self, x: str = "overlap", y: str = "normal_force") -> float:

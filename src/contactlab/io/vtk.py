@@ -26,12 +26,15 @@ The XML uses raw appended binary data (little endian, UInt64 headers): compact a
 """
 from __future__ import annotations
 
+import xml.etree.ElementTree as ET
 from pathlib import Path
 
 import numpy as np
 
 from .._arguments import as_bool, as_path, checked_api
 from ..errors import InputError
+from ..geometry.rotation import rotation_matrix
+from ..geometry.shapes import surface_triangles
 from .atomic import atomic_write_bytes, ensure_writable_folder, remove_stale_temporaries
 from .reporter import Reporter
 
@@ -143,8 +146,6 @@ def write_pvd(path, entries) -> None:
 
 def read_pvd(path) -> list[tuple[float, str]]:
     """Entries (time, file name) of a .pvd collection; empty if the file does not exist."""
-    import xml.etree.ElementTree as ET
-
     path = Path(path)
     if not path.exists():
         return []
@@ -279,17 +280,13 @@ class VTKReporter(Reporter):
     def _write_shapes(self, sim, k):
         m, s = sim.model, sim.state
         if self._surfaces is None:
-            from ..geometry.shapes import surface_triangles
-
             bodies = np.flatnonzero(m.shape_kind != 0)
             self._surfaces = [(int(b),) + surface_triangles(int(m.shape_kind[b]), m.shape_data, int(m.shape_ref[b]))
                               for b in bodies]
-        from ..geometry.rotation import rotation_matrix as quaternion_to_matrix
-
         pts, tris, body, kind, vel = [], [], [], [], []
         base = 0
         for b, local, faces in self._surfaces:
-            r = quaternion_to_matrix(s.orientations[b])
+            r = rotation_matrix(s.orientations[b])
             pts.append(local @ r.T + s.positions[b])
             tris.append(faces + base)
             base += len(local)

@@ -368,8 +368,9 @@ class ContactModel:
         raise InputError(f"{type(self).__name__} has no bonds")
 
     # ------------------------------------------------------------------ what the law says of itself
-    #: whether ``contactlab validate`` (the battery of sphere-sphere and sphere-wall experiments)
-    #: applies to this model; a law of other shapes (a roll, contact volumes) says False
+    #: whether the examples of this model are validated by the battery (sphere-sphere and
+    #: sphere-wall experiments) in the docs' reports and in CI (:mod:`contactlab.validation.builtin`);
+    #: a law of other shapes (a roll, contact volumes) says False and has its own validation tests
     validation_battery: ClassVar[bool] = True
 
     @classmethod

@@ -1,4 +1,4 @@
-"""Built-in slot laws: the pieces :class:`~contactlab.laws.define.Contact` assembles a model from.
+"""Built-in slot laws: the pieces :class:`~contactlab.laws.composite.Contact` assembles a model from.
 
 They are written with :func:`~contactlab.laws.define.contact_law`, exactly as a user writes a law,
 so a user's normal law mixes with the built-in friction (and the other way round)::

@@ -13,7 +13,7 @@ from .._arguments import did_you_mean
 from ..errors import InputError
 from .base import ContactModel
 from .convex_roll import ConvexRollContact
-from .define import Contact
+from .composite import Contact
 from .hertz_mindlin import HertzMindlin
 from .ice import Ice
 from .linear_spring_dashpot import LinearSpringDashpot

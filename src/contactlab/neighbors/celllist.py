@@ -5,7 +5,7 @@ r_i + r_j + skin`` for two spheres (``i < j``, not both fixed), ``height - r_i <
 sphere and a wall (then ``j = N + wall index``).  The list is sorted by ``(i, j)`` and is valid
 until a sphere or a wall has moved by more than ``skin / 2`` since the build; the step kernels
 detect that and the launcher rebuilds.  Per-contact rows (history and outputs) follow their pair
-across rebuilds by its key ``(i, j)``.
+across rebuilds by its key ``(i, j)`` (:mod:`contactlab.engine.history_match`).
 
 The spheres are binned into cells of width ``2 r_max + skin`` (counting sort); their coordinates
 and radii are copied in cell order so that scanning the 27 cells around a sphere reads contiguous
@@ -20,7 +20,7 @@ from numba import prange
 
 from .._jit import jit, kernel, n_blocks, pkernel
 
-__all__ = ["build_pairs", "remap_pairs", "transpose_pairs", "grid_for"]
+__all__ = ["build_pairs", "transpose_pairs", "grid_for"]
 
 
 
@@ -236,44 +236,3 @@ def transpose_pairs(n_spheres, n_pairs, pair_j):
             j_pairs[fill[j]] = k
             fill[j] += 1
     return j_start, j_pairs
-
-
-@kernel
-def _remap_chunk(k0, k1, new_i, new_j, old_i_start, old_j, old_hist, new_hist, old_out, new_out, old_status,
-                 new_status):
-    for k in range(k0, k1):
-        i = new_i[k]
-        j = new_j[k]
-        lo = np.int64(old_i_start[i])
-        hi = np.int64(old_i_start[i + 1])
-        end = hi
-        # binary search for j among the old partners of i (sorted)
-        while lo < hi:
-            mid = (lo + hi) // 2
-            if old_j[mid] < j:
-                lo = mid + 1
-            else:
-                hi = mid
-        if lo < end and old_j[lo] == j:
-            for c in range(new_hist.shape[1]):
-                new_hist[k, c] = old_hist[lo, c]
-            for c in range(new_out.shape[1]):
-                new_out[k, c] = old_out[lo, c]
-            new_status[k] = old_status[lo]
-        else:
-            for c in range(new_hist.shape[1]):
-                new_hist[k, c] = 0.0
-            for c in range(new_out.shape[1]):
-                new_out[k, c] = 0.0
-            new_status[k] = 0
-
-
-@pkernel
-def remap_pairs(n_new, new_i, new_j, old_i_start, old_j, old_hist, new_hist, old_out, new_out, old_status,
-                new_status, n_blocks):
-    """Carry each pair's history, outputs and status from the old list to the same pair ``(i, j)`` in
-    the new list (found by binary search); pairs new to the list start from zero."""
-    b = max((n_new + n_blocks - 1) // n_blocks, 1)
-    for c in prange((n_new + b - 1) // b):
-        _remap_chunk(c * b, min((c + 1) * b, n_new), new_i, new_j, old_i_start, old_j, old_hist, new_hist,
-                     old_out, new_out, old_status, new_status)

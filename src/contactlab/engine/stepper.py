@@ -1,0 +1,283 @@
+"""The stepper: the contact table, the generated kernels and the run arrays of one simulation.
+
+:class:`Stepper` is what :class:`contactlab.Simulation` steps with.  It owns
+
+* the contact table (:class:`~contactlab.engine.contact_table.ContactTable`: candidate pairs, their
+  history, outputs and status, the neighbour list's build reference) and the switched-off pairs
+  (:class:`~contactlab.neighbors.exclusions.Exclusions`);
+* the generated kernel module of the law and the scene's shapes (compiled, or its plain-Python
+  twin in debug mode, :mod:`contactlab.engine.launch`);
+* the run arrays: predicted velocities, the per-body sums of the owner's side of its contacts,
+  the flags, the per-pair scratch of the triangle selection, the pair-parameter table;
+
+and it reads and writes the :class:`~contactlab.state.State`, which holds everything a restart
+needs (a checkpoint is State + Model + contact table + law, :mod:`contactlab.io.checkpoint`).
+
+One step (velocity Verlet, see :mod:`contactlab.engine.kernels`) is one pass of the step kernel;
+:meth:`Stepper.take_steps` calls it for as many steps as it can go without Python: it returns
+when a drift takes a body beyond half the skin (the list is rebuilt and the step resumed), when a
+flag asks for the launcher (a bond broke: logged; a blow-up: diagnosed and raised, see
+:mod:`contactlab.diagnosis`) or when the steps are done.  Kernel arguments are grouped by owner
+(model arrays, state arrays, table arrays, run arrays with the flags last, and the shapes'
+tuples), see :func:`contactlab.engine.kernels.advance`.
+"""
+from __future__ import annotations
+
+from typing import Callable
+
+import numba
+import numpy as np
+
+from .._jit import n_blocks
+from ..bonds import BondLog
+from ..errors import SimulationBlowUp
+from ..neighbors.exclusions import Exclusions
+from . import layout
+from .codegen import shape_features
+from .contact_table import ContactTable
+from .launch import kernels_for, launch
+
+__all__ = ["Stepper", "ThreadScope", "SHAPE_CONTACT_MODES"]
+
+#: how convex non-spherical bodies meet (``Simulation(shape_contact=...)``) -> the kernels' mode
+SHAPE_CONTACT_MODES = {"minkowski": 0, "common_plane": 1, "volume": 2}
+
+
+class ThreadScope:
+    """Numba's thread count (``threads``; None: leave it) and dynamic scheduling for the kernel
+    calls inside the block, restored after it.  (One module-level class: a class made per call
+    would be garbage that only the cyclic collector frees, and a long run makes millions.)"""
+
+    __slots__ = ("threads", "old", "old_chunk")
+
+    def __init__(self, threads: int | None):
+        self.threads = threads
+
+    def __enter__(self):
+        self.old = numba.get_num_threads()
+        if self.threads is not None:
+            numba.set_num_threads(self.threads)
+        # hand out the blocks of the parallel loops one at a time (dynamic scheduling): contacts
+        # cluster (a bed at the bottom, free fall above), so equal contiguous halves of the sphere
+        # range would leave a thread idle; results do not depend on it
+        self.old_chunk = numba.get_parallel_chunksize()
+        numba.set_parallel_chunksize(1)
+        return self
+
+    def __exit__(self, *exc):
+        numba.set_parallel_chunksize(self.old_chunk)
+        numba.set_num_threads(self.old)
+        return False
+
+
+class Stepper:
+    """Steps a frozen model's state with a contact law (see the module docstring).
+
+    Parameters
+    ----------
+    model : Model
+        The frozen model (:class:`~contactlab.frozen_model.Model`).
+    state : State
+        The state it steps; its run arrays that are missing (fresh from ``Scene.finalize``) are
+        made here.
+    law : ContactModel
+        The contact model.
+    skin : float
+        Neighbour-list skin, m.
+    max_overlap : float
+        The overlap guard, a fraction of the smaller radius.
+    local_damping : float
+        Cundall's local damping coefficient (0: none).
+    threads : int or None
+        Numba threads for the kernel calls (None: Numba's default).
+    debug : bool
+        Run the kernels and the law as plain Python.
+    shape_contact : str
+        One of :data:`SHAPE_CONTACT_MODES`.
+    exclusions : Exclusions, optional
+        Switched-off pairs (default: none).
+    bond_log : BondLog, optional
+        Where broken bonds are logged (default: a new, empty log).
+    saved_table : dict, optional
+        A saved contact table (:meth:`ContactTable.saved` plus ``skin`` and ``builds``) to install
+        instead of building the neighbour list (a restart).
+    """
+
+    def __init__(self, model, state, law, *, skin: float, max_overlap: float, local_damping: float,
+                 threads: int | None, debug: bool, shape_contact: str, exclusions: Exclusions | None = None,
+                 bond_log: BondLog | None = None, saved_table: dict | None = None):
+        self.model, self.state, self.law = model, state, law
+        self.max_overlap = float(max_overlap)
+        self.local_damping = float(local_damping)
+        self.threads = threads
+        self.debug = bool(debug)
+        self.mode = SHAPE_CONTACT_MODES[shape_contact]
+        self.dissipation_terms: tuple[str, ...] = law.dissipation_terms
+        n_terms = len(self.dissipation_terms)
+        self._complete_state(n_terms)
+        #: (M, M, P) pair-parameter table of the law, per pair of materials (mixing done once)
+        self.pair_params = np.ascontiguousarray(law.pair_table(model.materials), dtype=np.float64)
+        n_hist = law.history_size + max(n_terms, 1)
+        #: first of the three history columns that keep a shape pair's last normal (-1: spheres only)
+        self.geo_col = n_hist if model.has_shapes else -1
+        self.table = ContactTable(model.n_spheres, model.n_walls, n_hist + (3 if model.has_shapes else 0), skin,
+                                  bond_column=law.bond_field, n_triangles=model.n_triangles, n_meshes=model.n_meshes)
+        self.flags = np.zeros(layout.N_FLAGS, dtype=np.int64)
+        self.vel_pred = np.zeros_like(state.velocities)
+        self.angvel_pred = np.zeros_like(state.angular_velocities)
+        #: (N, N_OWN + D) per body: the owner's side of its contacts in the last evaluation
+        self.owner = np.zeros((model.n_spheres, layout.N_OWN + n_terms))
+        #: (pairs, 8) per pair: the triangle selection's scratch (grown with the list)
+        self.scratch = np.zeros((0, 8))
+        #: the narrow phases this scene's kernels carry (False: spheres and plane walls only)
+        self.shape_features = shape_features(model.shape_kind, model.n_triangles, self.mode == 2)
+        self.kernels = kernels_for(law.law_module, debug=self.debug, shapes=self.shape_features)
+        self.exclusions = exclusions if exclusions is not None else Exclusions(
+            model.n_materials, model.n_spheres + model.n_walls + model.n_triangles)
+        self.bond_log = bond_log if bond_log is not None else BondLog()
+        #: called on a blow-up flag; returns the exception to raise (the diagnosis); set by the owner
+        self.on_blowup: Callable[[], SimulationBlowUp] = lambda: SimulationBlowUp(
+            "the simulation blew up", time=self.state.time, step=self.state.step)
+        #: the blow-up that stopped the run, if any
+        self.failure: SimulationBlowUp | None = None
+        m = model
+        self._model_args = (m.radius, m.mass, m.inv_mass, m.inv_inertia, m.fixed, m.material, m.gravity,
+                            m.wall_normal, m.wall_material, self.pair_params)
+        s = state
+        self._state_args = (s.positions, s.velocities, s.angular_velocities, s.orientations, s.forces, s.torques,
+                            s.wall_points, s.wall_velocities, s.dissipated, s.dissipation_terms, s.boundary_work,
+                            s.boundary_power, s.damping_work, s.damping_force)
+        if saved_table is not None:
+            self.table.restore(**saved_table)
+
+    def _complete_state(self, n_terms: int) -> None:
+        """Make the state's run arrays that a scene's fresh state does not have yet."""
+        m, s = self.model, self.state
+        n = m.n_spheres
+        if s.damping_work is None:
+            s.damping_work = np.zeros(n)
+        if s.dissipation_terms is None or s.dissipation_terms.shape != (n, n_terms):
+            s.dissipation_terms = np.zeros((n, n_terms))
+        if s.boundary_power is None:
+            s.boundary_power = np.zeros(n)
+        if s.damping_force is None:
+            s.damping_force = np.zeros((n, 6))
+        if s.shape_data is None:
+            s.shape_data = m.shape_data.copy()
+        if s.mesh_positions is None:
+            n_m = m.n_meshes
+            s.mesh_positions = np.zeros((n_m, 3))
+            s.mesh_orientations = np.tile([1.0, 0.0, 0.0, 0.0], (n_m, 1))
+            s.mesh_velocities = np.zeros((n_m, 3))
+            s.mesh_angular_velocities = np.zeros((n_m, 3))
+
+    # ------------------------------------------------------------------ threads, list
+    def threads_scope(self) -> ThreadScope:
+        """A ``with`` block in which the kernels run on the simulation's threads."""
+        return ThreadScope(self.threads)
+
+    def rebuild(self, extra_pairs=None) -> None:
+        """Build the neighbour list around the current positions, carrying every pair's data
+        (``extra_pairs = (i, j)``: pairs to keep at any distance, e.g. new bonds)."""
+        s, m = self.state, self.model
+        wall_material = m.wall_material
+        if m.n_triangles:
+            wall_material = np.concatenate([m.wall_material, m.mesh_material[m.tri_mesh]]).astype(np.uint16)
+        self.table.rebuild(s.positions, m.radius, m.fixed, s.wall_points, m.wall_normal, self.exclusions, m.material,
+                           wall_material, extra_pairs=extra_pairs,
+                           triangles=(s.shape_data, m.tri_ref) if m.n_triangles else None,
+                           mesh_pose=(s.mesh_positions, s.mesh_orientations))
+
+    # ------------------------------------------------------------------ kernel calls
+    def _shape_args(self):
+        """The tuples the kernels take for shapes, rigid bodies and meshes (see kernels.advance)."""
+        m, s, t = self.model, self.state, self.table
+        need = t.pair_i.shape[0]
+        if self.scratch.shape[0] < need:
+            self.scratch = np.zeros((need, 8))
+        bodies = (m.shape_kind, m.shape_ref, s.shape_data, m.contact_radius, np.int64(self.geo_col),
+                  np.int64(self.mode))
+        rigid = (m.shape_kind, m.principal_inertia, m.inv_principal_inertia)
+        meshes = (m.tri_ref, m.tri_mesh, s.mesh_positions, s.mesh_orientations, s.mesh_velocities,
+                  s.mesh_angular_velocities, m.mesh_material, self.scratch)
+        motion = (m.mesh_local, m.mesh_first, t.mesh_ref_pos, t.mesh_ref_quat, m.mesh_size)
+        return bodies, rigid, meshes, motion
+
+    def advance(self, n_steps: int, dt: float, resume: bool) -> tuple[int, bool]:
+        """One call of the step kernel (``n_steps = -1``: the forces of the current state only):
+        the serial kernel for a small scene, else the parallel one (same results).  Returns
+        ``(steps completed, mid_step)``."""
+        t = self.table
+        self.flags[:] = 0
+        blocks = n_blocks(len(self.state.positions))
+        kernel = self.kernels.advance if blocks == 1 else self.kernels.advance_parallel
+        table = (t.i_start, t.pair_j, t.j_start, t.j_pairs, t.hist, t.out, t.status, t.ref_pos, t.wall_ref)
+        run = (self.vel_pred, self.angvel_pred, self.owner, 0.5 * t.skin, self.max_overlap, blocks, self.local_damping,
+               self.flags)
+        k, mid = launch(self.law, kernel, n_steps, dt, resume, self._model_args, self._state_args, table, run,
+                        self._shape_args())
+        return int(k), bool(mid)
+
+    def evaluate_forces(self) -> None:
+        """Forces and torques at the current state without advancing anything (start of a run,
+        after a change of velocities or contacts)."""
+        self.advance(-1, 0.0, False)
+        self.handle_flags(0.0)
+
+    def take_steps(self, n: int, dt: float) -> None:
+        """Take ``n`` steps of ``dt`` and end on a step boundary (rebuilding the list whenever a
+        drift asks); ``state.step`` and ``state.time`` follow."""
+        s = self.state
+        done, resume = 0, False
+        try:
+            while done < n or resume:
+                k, resume = self.advance(n - done, dt, resume)
+                done += k
+                s.step += k
+                s.time = s.time_at(s.step, dt)
+                self.handle_flags(dt)
+        except KeyboardInterrupt:
+            # never leave the state in the middle of a step: finish the step that was started
+            if resume and self.failure is None:
+                self.handle_flags(dt)
+                k, _ = self.advance(1, dt, True)
+                s.step += k
+                s.time = s.time_at(s.step, dt)
+            raise
+
+    def handle_flags(self, dt: float) -> None:
+        """Act on the flags of the last kernel call: stop with the diagnosis of a blow-up, widen
+        the skin for a body too fast for it, log broken bonds, rebuild the list."""
+        f = self.flags
+        if f[layout.FLAG_STATE_NAN] or f[layout.FLAG_FORCE_NAN] or f[layout.FLAG_OVERLAP]:
+            self.failure = self.on_blowup()
+            raise self.failure
+        if f[layout.FLAG_FAST]:
+            # one step moved a sphere by more than half the skin: widen the skin so that the list
+            # is not rebuilt at every step (it is rebuilt now in any case, so it stays valid)
+            t = self.table
+            v = self.state.velocities
+            step = dt * float(np.sqrt((v * v).sum(axis=1)).max(initial=0.0))
+            t.skin = max(t.skin, 3.0 * step)
+        if f[layout.FLAG_BOND_EVENT]:
+            self._log_broken_bonds()
+        if f[layout.FLAG_REBUILD] or f[layout.FLAG_FAST]:
+            self.rebuild()
+        f[:] = 0
+
+    def _log_broken_bonds(self) -> None:
+        """Record the bonds the law broke in the last evaluation (marked per pair) and clear the marks."""
+        t = self.table
+        n = t.n_pairs
+        rows = np.flatnonzero(t.out[:n, layout.OUT_EVENT] != 0.0)
+        if len(rows):
+            codes = -t.hist[rows, self.law.bond_field]
+            self.bond_log.broke(t.pair_i[rows].astype(np.int64), t.pair_j[rows].astype(np.int64), self.state.time,
+                                self.state.step, codes.astype(np.int64))
+            t.out[rows, layout.OUT_EVENT] = 0.0
+
+    @property
+    def nbytes(self) -> int:
+        """Bytes held by the contact table and the run arrays."""
+        run = (self.vel_pred, self.angvel_pred, self.owner, self.scratch, self.pair_params, self.flags)
+        return self.table.nbytes + int(sum(a.nbytes for a in run))

@@ -1,0 +1,1 @@
+"""The narrow phase: one module per pair of shapes, each emitting the ContactGeometry record (record.py)."""

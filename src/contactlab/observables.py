@@ -1,0 +1,289 @@
+"""What a simulation reports: contacts, energy, momenta, forces on walls and meshes, the run summary.
+
+Every function here reads the frozen model (:class:`~contactlab.frozen_model.Model`), the state
+(:class:`~contactlab.state.State`), the contact table
+(:class:`~contactlab.engine.contact_table.ContactTable`) and the contact law (a
+:class:`~contactlab.laws.base.ContactModel`); none changes them.  :class:`contactlab.Simulation`'s
+methods of the same names call them (their docstrings there describe every key and unit); the
+validation battery, the diagnosis of a blow-up and the reporters use them through those methods.
+"""
+from __future__ import annotations
+
+import numpy as np
+
+from .engine import layout
+from .geometry.rotation import rotation_matrices, rotation_matrix
+from .geometry.shapes import ROLL
+
+__all__ = ["pair_data", "contacts", "contact", "n_contacts", "wall_forces", "mesh_forces", "mesh_torques",
+           "mesh_triangles", "energy", "linear_momentum", "angular_momentum", "spin_momenta", "summary",
+           "convex_roll_output", "rotation_matrices"]
+
+
+def pair_data(model, state, table, law, i: np.ndarray, jraw: np.ndarray, rows: np.ndarray) -> dict[str, np.ndarray]:
+    """Per-pair arrays for bodies ``i``, ``jraw`` (body index, N + wall, or N + W + triangle) and
+    table rows (``-1``: not in contact, zero force and history); the keys of
+    :meth:`contactlab.Simulation.contacts`."""
+    s, m, t = state, model, table
+    ns = m.n_spheres
+    nsw = ns + m.n_walls
+    npair = len(i)
+    is_body = jraw < ns
+    is_wall = (jraw >= ns) & (jraw < nsw)
+    is_tri = jraw >= nsw
+    j = np.where(is_body, jraw, -1)
+    wall = np.where(is_wall, jraw - ns, -1)
+    triangle = np.where(is_tri, jraw - nsw, -1)
+    mesh = np.where(is_tri, m.tri_mesh[np.maximum(triangle, 0)] if m.n_triangles else -1, -1)
+    xi = s.positions[i]
+    ri = m.radius[i]
+    normal = np.zeros((npair, 3))
+    overlap = np.zeros(npair)
+    displacement = np.zeros((npair, 3))
+    rel_vel = np.zeros((npair, 3))
+    sp = is_body
+    if sp.any():
+        d = s.positions[j[sp]] - xi[sp]
+        dist = np.linalg.norm(d, axis=1)
+        with np.errstate(invalid="ignore", divide="ignore"):
+            normal[sp] = d / dist[:, None]
+        overlap[sp] = ri[sp] + m.radius[j[sp]] - dist
+        displacement[sp] = d
+        rel_vel[sp] = s.velocities[j[sp]] - s.velocities[i[sp]]
+    if is_wall.any():
+        w = wall[is_wall]
+        normal[is_wall] = -m.wall_normal[w]
+        height = np.einsum("ij,ij->i", xi[is_wall] - s.wall_points[w], m.wall_normal[w])
+        overlap[is_wall] = ri[is_wall] - height
+        displacement[is_wall] = -height[:, None] * m.wall_normal[w]
+        rel_vel[is_wall] = s.wall_velocities[w] - s.velocities[i[is_wall]]
+    if is_tri.any():
+        q = mesh[is_tri]
+        displacement[is_tri] = s.mesh_positions[q] - xi[is_tri]
+        rel_vel[is_tri] = s.mesh_velocities[q] - s.velocities[i[is_tri]]
+    have = rows >= 0
+    out = np.zeros((npair, t.out.shape[1]))
+    out[have] = t.out[rows[have]]
+    hist = np.zeros((npair, t.hist.shape[1]))
+    hist[have] = t.hist[rows[have]]
+    contact_point = xi + (ri - 0.5 * overlap)[:, None] * normal
+    # where the kernel evaluated the contact, its geometry as the narrow phase found it (the
+    # only source for non-spherical bodies and mesh triangles)
+    normal[have] = out[have, layout.OUT_NORMAL: layout.OUT_NORMAL + 3]
+    overlap[have] = out[have, layout.OUT_OVERLAP]
+    contact_point[have] = out[have, layout.OUT_POINT: layout.OUT_POINT + 3]
+    force = out[:, layout.OUT_FORCE: layout.OUT_FORCE + 3].copy()
+    torque_j = out[:, layout.OUT_TORQUE_J: layout.OUT_TORQUE_J + 3].copy()
+    # torque_i + torque_j = (x_j - x_i) x force when both torques are taken about the centres
+    # (the branch vectors end at the same line of action); for a wall torque_j is minus the
+    # couple (branch b_j = 0), for a mesh it is about the mesh's reference point
+    lever = np.where(is_wall[:, None], contact_point - xi, np.where(
+        is_tri[:, None], s.mesh_positions[np.maximum(mesh, 0)] - xi if m.n_meshes else 0.0,
+        s.positions[np.maximum(j, 0)] - xi))
+    torque_i = np.cross(lever, force) - torque_j
+    torque_j[is_wall] = 0.0
+    gap = -overlap
+    local = np.zeros((npair, 3))
+    local[:, 2] = gap
+    result = {
+        "i": i,
+        "j": j,
+        "wall": wall,
+        "mesh": mesh,
+        "triangle": triangle,
+        "overlap": overlap,
+        "gap": gap,
+        "normal": normal,
+        "director": normal,
+        "contact_point": contact_point,
+        "force": force,
+        "normal_force": -np.einsum("ij,ij->i", force, normal),
+        "torque_i": torque_i,
+        "torque_j": torque_j,
+        "displacement": displacement,
+        "displacement_local": local,
+        "relative_velocity": rel_vel,
+        "elastic_energy": out[:, layout.OUT_ELASTIC].copy(),
+        "trail_velocity": np.cross(s.angular_velocities[i], contact_point - xi),
+    }
+    for name, sl in law.history_slices().items():
+        block = hist[:, sl].copy()
+        result[name if name not in result else f"history_{name}"] = block[:, 0] if block.shape[1] == 1 else block
+    h0 = law.history_size
+    terms = law.dissipation_terms
+    if terms:
+        for c, name in enumerate(terms):
+            result[f"dissipated_{name}"] = hist[:, h0 + c].copy()
+        result["dissipated"] = hist[:, h0: h0 + len(terms)].sum(axis=1)
+    else:
+        result["dissipated"] = hist[:, h0].copy()
+    result.update(Director3=normal, Displacement=displacement, DisplacementLocal=local, Velocity=rel_vel,
+                  Force=-force, Torque=torque_i)
+    return result
+
+
+def contacts(model, state, table, law, all_candidates: bool = False) -> dict[str, np.ndarray]:
+    """Per-contact arrays of the active contacts (or of every candidate pair), see
+    :meth:`contactlab.Simulation.contacts`."""
+    n = table.n_pairs
+    sel = np.arange(n) if all_candidates else table.active()
+    return pair_data(model, state, table, law, table.pair_i[:n][sel].astype(np.int64),
+                     table.pair_j[:n][sel].astype(np.int64), sel)
+
+
+def contact(model, state, table, law, i: int, jraw: int) -> dict:
+    """The data of the pair of body ``i`` and ``jraw`` (a body ``> i``, ``N + w`` for wall ``w``),
+    as scalars and (3,) arrays, with ``in_contact``; see :meth:`contactlab.Simulation.contact`."""
+    t = table
+    lo, hi = int(t.i_start[i]), int(t.i_start[i + 1])
+    k = lo + int(np.searchsorted(t.pair_j[lo:hi], jraw))
+    row = k if k < hi and int(t.pair_j[k]) == jraw else -1
+    in_contact = row >= 0 and t.status[row] == layout.ACTIVE
+    data = pair_data(model, state, table, law, np.array([i]), np.array([jraw]), np.array([row if in_contact else -1]))
+    out = {key: (v[0] if v.ndim == 1 else v[0].copy()) for key, v in data.items()}
+    for key in ("i", "j", "wall"):
+        out[key] = int(out[key])
+    out["in_contact"] = bool(in_contact)
+    return out
+
+
+def n_contacts(table) -> int:
+    """Number of active contacts."""
+    return int(np.count_nonzero(table.status[: table.n_pairs] == layout.ACTIVE))
+
+
+def wall_forces(model, state, table, law) -> np.ndarray:
+    """(W, 3) total force exerted by the bodies on each wall, N."""
+    c = contacts(model, state, table, law)
+    out = np.zeros((model.n_walls, 3))
+    mask = c["wall"] >= 0
+    np.add.at(out, c["wall"][mask], -c["force"][mask])
+    return out
+
+
+def mesh_forces(model, state, table, law) -> np.ndarray:
+    """(Mm, 3) total force exerted by the bodies on each mesh wall, N."""
+    c = contacts(model, state, table, law)
+    out = np.zeros((model.n_meshes, 3))
+    mask = c["mesh"] >= 0
+    np.add.at(out, c["mesh"][mask], -c["force"][mask])
+    return out
+
+
+def mesh_torques(model, state, table, law) -> np.ndarray:
+    """(Mm, 3) total torque exerted by the bodies on each mesh wall about its reference point, N m."""
+    c = contacts(model, state, table, law)
+    out = np.zeros((model.n_meshes, 3))
+    mask = c["mesh"] >= 0
+    np.add.at(out, c["mesh"][mask], c["torque_j"][mask])
+    return out
+
+
+def mesh_triangles(model, state, mesh: int | None = None) -> np.ndarray:
+    """(T, 3, 3) current vertices of the triangles of mesh ``mesh`` (or of all meshes), m."""
+    m = model
+    tri = state.shape_data[m.tri_ref[:, None] + np.arange(9)].reshape(-1, 3, 3) if m.n_triangles else \
+        np.zeros((0, 3, 3))
+    if mesh is None:
+        return tri
+    return tri[m.mesh_first[mesh]: m.mesh_first[mesh + 1]]
+
+
+def spin_momenta(model, state) -> np.ndarray:
+    """(N, 3) angular momentum of each body about its centre, ``R I R^T omega`` (kg m^2/s)."""
+    m, s = model, state
+    w = s.angular_velocities
+    out = m.inertia[:, None] * w
+    rigid = np.flatnonzero(m.shape_kind != 0)
+    if len(rigid):
+        r = rotation_matrices(s.orientations[rigid])
+        wb = np.einsum("kji,kj->ki", r, w[rigid]) * m.principal_inertia[rigid]
+        out[rigid] = np.einsum("kij,kj->ki", r, wb)
+    return out
+
+
+def energy(model, state, table, law, local_damping: float = 0.0) -> dict[str, float]:
+    """Energy terms, J (see :meth:`contactlab.Simulation.energy`); ``balance_error`` against
+    ``state.initial_energy`` (0 while that is not set)."""
+    s, m = state, model
+    free = ~m.fixed
+    v = s.velocities[free]
+    kinetic = 0.5 * float(np.dot(m.mass[free], np.einsum("ij,ij->i", v, v)))
+    rotational = 0.5 * float(np.einsum("ij,ij->i", s.angular_velocities[free], spin_momenta(m, s)[free]).sum())
+    grav = -float(np.dot(m.mass[free], s.positions[free] @ m.gravity))
+    t = table
+    elastic = float(t.out[t.active(), layout.OUT_ELASTIC].sum())
+    damping = float(s.damping_work.sum())
+    dissipated = float(s.dissipated.sum()) + damping
+    boundary = float(s.boundary_work.sum())
+    total = kinetic + rotational + grav + elastic + dissipated
+    out = dict(kinetic=kinetic, rotational=rotational, gravitational=grav, elastic=elastic,
+               dissipated=dissipated, total=total, boundary_work=boundary)
+    for c, name in enumerate(law.dissipation_terms):
+        out[f"dissipated_{name}"] = float(s.dissipation_terms[:, c].sum())
+    if local_damping > 0.0 or damping:
+        out["dissipated_local_damping"] = damping
+    e0 = s.initial_energy
+    out["balance_error"] = (total - boundary - (e0["total"] - e0["boundary_work"])) if e0 is not None else 0.0
+    return out
+
+
+def linear_momentum(model, state) -> np.ndarray:
+    """(3,) total linear momentum of the free bodies, kg m/s."""
+    free = ~model.fixed
+    return (model.mass[free, None] * state.velocities[free]).sum(axis=0)
+
+
+def angular_momentum(model, state, origin: np.ndarray) -> np.ndarray:
+    """(3,) total angular momentum of the free bodies about ``origin`` (3,), kg m^2/s."""
+    free = ~model.fixed
+    m = model.mass[free, None]
+    r = state.positions[free] - origin
+    orbital = np.cross(r, m * state.velocities[free]).sum(axis=0)
+    spin = spin_momenta(model, state)[free].sum(axis=0)
+    return orbital + spin
+
+
+def summary(model, state, table, law, local_damping: float, dt, wall_seconds: float, steps: int) -> dict:
+    """Numbers for the end-of-run summary (see :meth:`contactlab.Simulation.summary`)."""
+    e = energy(model, state, table, law, local_damping)
+    e0 = state.initial_energy if state.initial_energy is not None else e
+    # the energy that changed form since the start (independent of the origin of heights)
+    scale = max(e0["kinetic"] + e0["rotational"] + e0["elastic"] + abs(e["gravitational"] - e0["gravitational"])
+                + abs(e["boundary_work"] - e0["boundary_work"]) + e["elastic"], 1e-300)
+    n = model.n_spheres
+    return dict(
+        wall_seconds=wall_seconds, steps=steps, time=state.time, dt=dt, spheres=n,
+        particle_steps_per_second=(steps * n / wall_seconds) if wall_seconds > 0 else float("nan"),
+        contacts=n_contacts(table), energy=e, energy_balance_relative=e["balance_error"] / scale,
+        neighbor_builds=table.builds)
+
+
+def convex_roll_output(model, state, table, law, body: int) -> dict[str, np.ndarray]:
+    """Spec 003's outputs for the contacts of the convex roll ``body`` (see
+    :meth:`contactlab.Simulation.convex_roll_output`); ``ValueError`` if it is not a roll."""
+    m, s = model, state
+    b = int(body)
+    if m.shape_kind[b] != ROLL:
+        raise ValueError(f"body {b} is not a convex roll")
+    c = contacts(model, state, table, law)
+    rows = np.flatnonzero((c["i"] == b) | (c["j"] == b))
+    sign = np.where(c["i"][rows] == b, 1.0, -1.0)[:, None]
+    offset = m.shape_data[m.shape_ref[b] + 3]
+    centre = s.positions[b] + rotation_matrix(s.orientations[b]) @ np.array([offset, 0.0, 0.0])
+    point = c["contact_point"][rows]
+    lever = point - centre
+    force = sign * c["force"][rows]
+    omega = s.angular_velocities[b]
+    trail = np.cross(omega, lever)
+    material = s.velocities[b] + np.cross(omega, point - s.positions[b])
+    other = np.zeros_like(material)
+    walls = c["wall"][rows]
+    other[walls >= 0] = s.wall_velocities[walls[walls >= 0]]
+    n = c["normal"][rows] * sign
+    rel = material - other
+    slip = rel - np.einsum("ij,ij->i", rel, n)[:, None] * n
+    torque = np.cross(lever, force)
+    return {"Position": point, "Velocity": trail, "Force": force, "Torque": torque, "position": point,
+            "trail_velocity": trail, "force": force, "torque": torque, "slip_velocity": slip,
+            "normal_force": -np.einsum("ij,ij->i", force, n)}

@@ -1,0 +1,212 @@
+"""The time step: stability limits, the default-dt policy and the initial-overlap check.
+
+An explicit (velocity-Verlet) step is stable for one contact below ``(2/omega)(sqrt(1 + zeta^2) -
+zeta)`` of its normal, tangential (rotation included) and rolling oscillations.  A simulation's
+limit is the smallest over the pairs of bodies that can meet (:func:`stability_limit`: per
+material the two smallest free bodies and the smallest fixed one, against each other and against
+every wall and mesh; a wall or a fixed body counts as infinitely heavy), each law saying its own
+limit for a :class:`~contactlab.laws.base.PairCase` (built-in laws in closed form, user laws by
+:func:`estimate_stability_limit`, which probes the law).  ``dt=None`` takes the model's
+``default_dt_fraction`` of it, and no more than the model's accuracy limit where it declares one
+(:func:`chosen_dt`); a step above the limit is refused.
+
+Bodies that start interpenetrating are refused before anything is compiled (spheres, by
+:func:`check_initial_sphere_overlaps`; other shapes after the first force evaluation, see
+:func:`contactlab.diagnosis.initial_overlap_error`).
+"""
+from __future__ import annotations
+
+import math
+from dataclasses import dataclass
+
+import numpy as np
+from scipy.spatial import cKDTree
+
+from ._arguments import as_positive
+from .errors import InputError, LawError, StabilityError
+from .laws.base import ContactModel, PairCase, verlet_limit
+from .probe import probe
+
+__all__ = ["DEFAULT_DT_FRACTION", "StabilityLimit", "stability_limit", "default_dt_fraction", "chosen_dt",
+           "check_initial_sphere_overlaps", "estimate_stability_limit"]
+
+#: default time step as a fraction of the stability limit (``dt=None``), unless the model sets its own
+DEFAULT_DT_FRACTION = 0.35
+
+
+@dataclass(frozen=True)
+class StabilityLimit:
+    """The largest stable step of a simulation and where it comes from.
+
+    ``limit`` (s; ``inf`` when no contact can occur), ``case`` (the pair of bodies that sets it,
+    for messages: ``"sphere 3 (radius 0.001 m) against wall 0"``), ``accuracy`` (s: the model's
+    accuracy limit, e.g. a stiff regularised friction, ``inf`` when it declares none).
+    """
+
+    limit: float
+    case: str
+    accuracy: float = math.inf
+
+
+def stability_limit(model, contact_model: ContactModel, max_overlap: float) -> StabilityLimit:
+    """The smallest stable step over the pairs of bodies of ``model`` (a frozen model) that can
+    meet, nonlinear stiffnesses evaluated at ``max_overlap`` times the smaller radius."""
+    accuracy_limit = math.inf
+    m = model
+    free = ~m.fixed
+    # representatives: per material, the two smallest free bodies and the smallest fixed one
+    # (the radius of a non-spherical body: its contact radius, the smallest curvature it shows)
+    rad = m.contact_radius
+    free_reps, fixed_reps = [], []  # (material index, radius, mass, inertia, body index)
+    for a in np.unique(m.material):
+        idx = np.flatnonzero(free & (m.material == a))
+        for p in idx[np.argsort(m.mass[idx], kind="stable")[:2]]:
+            free_reps.append((int(a), float(rad[p]), float(m.mass[p]), float(m.inertia[p]), int(p)))
+        idx = np.flatnonzero(m.fixed & (m.material == a))
+        if len(idx):
+            p = int(idx[np.argmin(rad[idx])])
+            fixed_reps.append((int(a), float(rad[p]), math.inf, math.inf, p))
+    best, where = math.inf, "no contact can occur"
+    mats = m.materials
+    accuracy = getattr(contact_model, "accuracy_limit", None)
+    for a, ra, ma, ia, pa in free_reps:
+        others = [(f"sphere {pb}", b, rb, mb, ib) for (b, rb, mb, ib, pb) in free_reps + fixed_reps if pb != pa]
+        others += [(f"wall {w}", int(m.wall_material[w]), math.inf, math.inf, math.inf) for w in range(m.n_walls)]
+        others += [(f"mesh {q} ({m.mesh_names[q]})", int(m.mesh_material[q]), math.inf, math.inf, math.inf)
+                   for q in range(m.n_meshes)]
+        for label, b, rb, mb, ib in others:
+            case = PairCase(mats[a], mats[b], ra, rb, ma, mb, ia, ib, max_overlap * min(ra, rb))
+            limit = contact_model.stability_limit(case)
+            if limit < best:
+                what = "sphere" if m.shape_kind[pa] == 0 else "body"
+                best, where = limit, f"{what} {pa} (radius {ra:g} m) against {label}"
+            if accuracy is not None:
+                accuracy_limit = min(accuracy_limit, float(accuracy(case)))
+    return StabilityLimit(best, where, accuracy_limit)
+
+
+def default_dt_fraction(contact_model: ContactModel) -> float:
+    """The fraction of the stability limit ``dt=None`` takes: the model's ``default_dt_fraction``
+    (0.35 for Hertz-Mindlin, 0.15 for the linear spring-dashpot, ...), else
+    :data:`DEFAULT_DT_FRACTION`."""
+    return float(getattr(contact_model, "default_dt_fraction", DEFAULT_DT_FRACTION))
+
+
+def chosen_dt(value, limit: StabilityLimit, contact_model: ContactModel) -> float | None:
+    """The time step (s) for a requested ``value``: ``None`` picks :func:`default_dt_fraction` of
+    the limit, capped by the accuracy limit (and stays None when no contact can occur: nothing to
+    derive a step from); a given value must be positive and at most the limit
+    (:class:`~contactlab.errors.StabilityError` otherwise)."""
+    if value is None:
+        if not math.isfinite(limit.limit):
+            return None
+        value = min(default_dt_fraction(contact_model) * limit.limit, limit.accuracy)
+    value = as_positive("dt", value, "s")
+    if value > limit.limit:
+        raise StabilityError(
+            f"dt={value:.6g} s is above the stability limit {limit.limit:.6g} s of the contact "
+            f"{limit.case} with {contact_model!r}; use dt <= {limit.limit:.6g} s "
+            f"(dt=None picks {default_dt_fraction(contact_model):g} of the limit)")
+    return value
+
+
+def check_initial_sphere_overlaps(model, state, tolerance: float) -> None:
+    """Refuse spheres that start overlapping each other or a wall by more than ``tolerance`` times
+    the smaller radius (an :class:`~contactlab.errors.InputError` names the deepest pair); the
+    other shapes' overlaps show at the first force evaluation."""
+    m, s = model, state
+    tol = tolerance
+    pos, r = s.positions, m.radius
+    tree = cKDTree(pos)
+    pairs = tree.query_pairs(2.0 * float(r.max()), output_type="ndarray")
+    if len(pairs):
+        i, j = pairs[:, 0], pairs[:, 1]
+        # spheres here; the other shapes' overlaps show at the first force evaluation
+        keep = ~(m.fixed[i] & m.fixed[j]) & (m.shape_kind[i] == 0) & (m.shape_kind[j] == 0)
+        i, j = i[keep], j[keep]
+        overlap = r[i] + r[j] - np.linalg.norm(pos[j] - pos[i], axis=1)
+        ratio = overlap / np.minimum(r[i], r[j])
+        bad = ratio > tol
+        if bad.any():
+            k = int(np.argmax(np.where(bad, ratio, -np.inf)))
+            a, b = sorted((int(i[k]), int(j[k])))
+            raise InputError(
+                f"spheres {a} and {b} overlap by {overlap[k]:.6g} m ({100 * ratio[k]:.3g}% of the smaller radius) "
+                f"at the start; at most {100 * tol:.3g}% is allowed (initial_overlap_tolerance={tol:g}); "
+                f"{int(bad.sum())} pair(s) overlap too much")
+    for w in range(m.n_walls):
+        h = (pos - s.wall_points[w]) @ m.wall_normal[w]
+        ratio = (r - h) / r
+        bad = (ratio > tol) & ~m.fixed & (m.shape_kind == 0)
+        if bad.any():
+            k = int(np.argmax(np.where(bad, ratio, -np.inf)))
+            raise InputError(
+                f"sphere {k} penetrates wall {w} by {r[k] - h[k]:.6g} m ({100 * ratio[k]:.3g}% of its radius) at "
+                f"the start; at most {100 * tol:.3g}% is allowed (initial_overlap_tolerance={tol:g})")
+
+
+def estimate_stability_limit(model: ContactModel, case: PairCase, *, debug: bool | None = None) -> float:
+    """Largest stable step (s) of one contact, estimated by probing the law.
+
+    The law is driven (:func:`contactlab.probe`) through a quasi-static normal load-unload-reload
+    cycle up to the case's reference overlap; the largest tangent stiffness ``k_n = |dF/d delta|``
+    along it sets the normal frequency ``sqrt(k_n / m*)``.  At half that overlap the normal
+    damping coefficient comes from the force at opposite overlap rates, and the tangential,
+    rolling and twisting stiffnesses (and dampings) from tiny increments of displacement and
+    rotation.  The limit is the smallest of ``(2 / omega)(sqrt(1 + zeta^2) - zeta)`` over the
+    senses (tangential with the effective mass of sliding, rotations with the relative moment
+    of inertia), as for the built-in laws.
+    """
+    kw = dict(radius=case.radius_i, partner_radius=case.radius_j, material=case.material_i,
+              partner_material=case.material_j, mass=case.mass_i, partner_mass=case.mass_j, debug=debug)
+    ref = case.overlap
+    up = np.linspace(0.0, ref, 41)
+    path = np.concatenate([up, np.linspace(ref, 0.5 * ref, 21)[1:], np.linspace(0.5 * ref, ref, 21)[1:]])
+    slow = 1e3  # s per sample: velocities negligible
+    r = probe(model, path, dt=slow, **kw)
+    f = r.normal_force
+    bad = ~np.isfinite(r.force).all(axis=1)
+    if bad.any():
+        k = int(np.flatnonzero(bad)[0])
+        raise LawError(f"law {getattr(model, 'name', model)!r} gives a non-finite force {tuple(r.force[k])} at overlap "
+                       f"{path[k]:.6g} m (of the {ref:.3g} m the stability estimate probes: max_overlap times the "
+                       f"smaller radius); probe it with cl.probe(model, overlap=..., debug=True) to see why",
+                       law=getattr(model, "name", ""))
+    both = r.active[1:] & r.active[:-1]
+    dd = np.diff(path)
+    k_n = float(np.max(np.abs(np.diff(f)[both] / dd[both]), initial=0.0))
+    m = case.mass
+    if k_n <= 0.0:
+        return math.inf
+    omega = math.sqrt(k_n / m)
+    half = 0.5 * ref
+    v = 1e-2 * omega * ref
+    tau = 1e-3 / omega
+    fp = probe(model, [half - v * tau, half, half + v * tau], dt=tau, chain=False, **kw).normal_force[1]
+    fm = probe(model, [half + v * tau, half, half - v * tau], dt=tau, chain=False, **kw).normal_force[1]
+    c_n = max((fp - fm) / (2.0 * v), 0.0)
+    limit = verlet_limit(omega, c_n / (2.0 * math.sqrt(k_n * m)))
+    u = 1e-9 * ref
+    senses = (("tangential", np.array([u, 0.0, 0.0]), case.tangential_mass, "force"),
+              ("rolling", np.array([u / case.radius, 0.0, 0.0]), case.rotational_inertia, "couple"),
+              ("twisting", np.array([0.0, 0.0, u / case.radius]), case.rotational_inertia, "couple"))
+    for sense, inc, inertia, kind in senses:
+        if not math.isfinite(inertia) or inertia <= 0.0:
+            continue
+        key = "tangential" if sense == "tangential" else "rotation"
+        size = float(np.linalg.norm(inc))
+        vals = []
+        for step in (slow, size / (1e-2 * omega * ref if sense == "tangential" else 1e-2 * omega * ref / case.radius)):
+            motion = {key: np.stack([np.zeros(3), inc])}
+            res = probe(model, [half, half], dt=step, chain=True, **motion, **kw)
+            out = res.local_force[1] if kind == "force" else res.local_couple[1]
+            comp = out[2] if sense == "twisting" else out[0]
+            vals.append((abs(comp), step))
+        k = vals[0][0] / size
+        if k <= 0.0:
+            continue
+        rate = size / vals[1][1]
+        c = max((vals[1][0] - vals[0][0]) / rate, 0.0)
+        w = math.sqrt(k / inertia)
+        limit = min(limit, verlet_limit(w, c / (2.0 * math.sqrt(k * inertia))))
+    return limit
