@@ -27,6 +27,8 @@ from __future__ import annotations
 
 import numpy as np
 
+from .convex_roll import roll_surface
+
 __all__ = ["SPHERE", "ELLIPSOID", "POLYHEDRON", "ROLL", "TRIANGLE", "KIND_NAMES", "surface_triangles"]
 
 SPHERE = 0
@@ -77,8 +79,6 @@ def surface_triangles(kind: int, data: np.ndarray, ref: int):
         tris = np.asarray(data[ref + 2 + 3 * nv: ref + 2 + 3 * nv + 3 * nt]).reshape(nt, 3).astype(np.int64)
         return verts.copy(), tris
     if kind == ROLL:
-        from .convex_roll import roll_surface
-
         n = int(data[ref])
         return roll_surface(np.asarray(data[ref: ref + 4 + n]))
     raise ValueError(f"no surface for shape kind {kind}")

@@ -25,6 +25,7 @@ from __future__ import annotations
 import math
 
 import numpy as np
+from scipy.spatial import ConvexHull
 
 from .._jit import jit
 from .convex_roll import roll_support_local
@@ -174,8 +175,6 @@ def polyhedron_data(vertices, triangles=None) -> np.ndarray:
     if not np.all(np.isfinite(v)):
         raise ValueError("vertices must be finite")
     if triangles is None:
-        from scipy.spatial import ConvexHull
-
         hull = ConvexHull(v)
         keep = np.asarray(hull.vertices, dtype=np.int64)
         keep.sort()

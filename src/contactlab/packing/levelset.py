@@ -45,11 +45,11 @@ then taken at the point found; for an exact distance nothing changes.
 Relaxation
 ----------
 :func:`relax_into` repeats the move for all spheres at once (one vectorised sweep) and, with
-``separate=True``, alternates it with a sphere-sphere sweep: overlapping pairs (found with
-:class:`scipy.spatial.cKDTree`) are pushed apart along the line of centres by half the overlap each
-(the displacements of a sphere from all its pairs are summed).  Each sweep ends with the boundary
-move, so the spheres are inside the region after every sweep; overlaps left by the boundary moves
-shrink from sweep to sweep until they are below the tolerance.
+``separate=True``, alternates it with a sphere-sphere sweep (:mod:`contactlab.packing.separation`):
+overlapping pairs (found with :class:`scipy.spatial.cKDTree`) are pushed apart along the line of
+centres by half the overlap each (the displacements of a sphere from all its pairs are summed).
+Each sweep ends with the boundary move, so the spheres are inside the region after every sweep;
+overlaps left by the boundary moves shrink from sweep to sweep until they are below the tolerance.
 """
 from __future__ import annotations
 
@@ -59,13 +59,12 @@ import warnings
 from dataclasses import dataclass
 
 import numpy as np
-from scipy.spatial import cKDTree
 
 from .._arguments import (as_bool, as_int, as_nonnegative, as_positive, as_positive_array, as_vec3, as_vec3_array,
                          checked_call)
-from .._jit import kernel
 from ..errors import InputError
 from . import regions as _regions
+from .separation import PairList, random_units
 
 __all__ = ["RelaxResult", "levelset_move", "relax_into", "fill_region", "measure"]
 
@@ -119,15 +118,6 @@ class RelaxResult:
 
 
 # ---------------------------------------------------------------------------- building blocks
-def _random_units(rng: np.random.Generator, k: int) -> np.ndarray:
-    """(k, 3) random unit vectors, uniform on the sphere."""
-    v = rng.normal(size=(k, 3))
-    norm = np.linalg.norm(v, axis=1)
-    v[norm == 0.0] = (1.0, 0.0, 0.0)
-    norm[norm == 0.0] = 1.0
-    return v / norm[:, None]
-
-
 def _unit_rows(g: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
     """Rows of ``g`` (N, 3) normalised, and a mask (N,) of the rows that could be (finite, nonzero)."""
     norm = np.sqrt(np.einsum("ij,ij->i", g, g))
@@ -145,7 +135,7 @@ def _move(region: _regions.Region, x: np.ndarray, r: np.ndarray, rng: np.random.
     gnorm = np.sqrt(np.einsum("ij,ij->i", g, g))
     bad = np.flatnonzero(~good)
     if len(bad):
-        n[bad] = _random_units(rng, len(bad))
+        n[bad] = random_units(rng, len(bad))
     s = np.where(d0 >= 0.0, 1.0, -1.0)            # sign(d0), with a centre on the boundary counted as outside
     probe = x - (s * r)[:, None] * n
     if region.exact_inside:
@@ -261,85 +251,6 @@ def _refine(region, x, r, n, step):
     return np.where(second[:, None], u[m:], u[:m]), np.where(second, f[m:], f[:m])
 
 
-@kernel
-def _pair_sweep(x, r, cand_i, cand_j, dx, coincident):  # pragma: no cover - compiled
-    """Over the candidate pairs (P,): add to ``dx`` (N, 3) the half-overlap pushes of every
-    overlapping pair and return (largest overlap / smaller radius, number of overlapping pairs,
-    number of coincident pairs); the candidate indices of coincident pairs (centres closer than
-    1e-12 of the radius sum, no line of centres) go to ``coincident`` and get no push here."""
-    worst = 0.0
-    hits = 0
-    n_coincident = 0
-    for k in range(cand_i.shape[0]):
-        i = cand_i[k]
-        j = cand_j[k]
-        d0 = x[j, 0] - x[i, 0]
-        d1 = x[j, 1] - x[i, 1]
-        d2 = x[j, 2] - x[i, 2]
-        dist = np.sqrt(d0 * d0 + d1 * d1 + d2 * d2)
-        overlap = r[i] + r[j] - dist
-        if overlap <= 0.0:
-            continue
-        hits += 1
-        ratio = overlap / min(r[i], r[j])
-        if ratio > worst:
-            worst = ratio
-        if dist <= 1e-12 * (r[i] + r[j]):
-            coincident[n_coincident] = k
-            n_coincident += 1
-            continue
-        s = 0.5 * overlap / dist
-        dx[j, 0] += s * d0
-        dx[j, 1] += s * d1
-        dx[j, 2] += s * d2
-        dx[i, 0] -= s * d0
-        dx[i, 1] -= s * d1
-        dx[i, 2] -= s * d2
-    return worst, hits, n_coincident
-
-
-class _PairList:
-    """Sphere-sphere overlaps with a Verlet list: candidate pairs closer than ``2 r_max + skin``
-    come from a :class:`scipy.spatial.cKDTree` and are reused until some sphere has moved by more
-    than ``skin / 2`` since (no pair can then have come into contact unseen)."""
-
-    def __init__(self, r: np.ndarray, skin_fraction: float = 0.5):
-        self.r = r
-        self.skin = skin_fraction * float(r.max())
-        self.reach = 2.0 * float(r.max()) + self.skin
-        self.anchor = None
-        self.i = self.j = np.zeros(0, dtype=np.int64)
-        self.builds = 0
-
-    def sweep(self, x: np.ndarray, rng: np.random.Generator) -> tuple[np.ndarray, float, int]:
-        """At ``x`` (N, 3) m: the displacements (N, 3) m pushing every overlapping pair apart by
-        half its overlap each, the largest overlap / smaller radius, the number of overlapping pairs."""
-        dx = np.zeros_like(x)
-        if x.shape[0] < 2:
-            return dx, 0.0, 0
-        if self.anchor is None or _max_norm(x - self.anchor) > 0.5 * self.skin:
-            pairs = cKDTree(x).query_pairs(self.reach, output_type="ndarray")
-            self.i = np.ascontiguousarray(pairs[:, 0], dtype=np.int64)
-            self.j = np.ascontiguousarray(pairs[:, 1], dtype=np.int64)
-            self.anchor = x.copy()
-            self.builds += 1
-        coincident = np.empty(len(self.i), dtype=np.int64)
-        worst, hits, n_coincident = _pair_sweep(x, self.r, self.i, self.j, dx, coincident)
-        if n_coincident:                           # no line of centres: a random one
-            k = coincident[:n_coincident]
-            i, j = self.i[k], self.j[k]
-            push = 0.5 * (self.r[i] + self.r[j])[:, None] * _random_units(rng, n_coincident)
-            for axis in range(3):                  # a loop over the 3 axes, not over spheres
-                dx[:, axis] += (np.bincount(j, push[:, axis], minlength=x.shape[0])
-                                - np.bincount(i, push[:, axis], minlength=x.shape[0]))
-        return dx, float(worst), int(hits)
-
-
-def _max_norm(v: np.ndarray) -> float:
-    """Largest row length of ``v`` (N, 3)."""
-    return float(np.sqrt(np.max(np.einsum("ij,ij->i", v, v)))) if len(v) else 0.0
-
-
 def _check_region_shape(region: _regions.Region, x: np.ndarray) -> None:
     """Evaluate once to turn a wrong user function into an InputError before any sweep."""
     values = region(x)
@@ -397,7 +308,7 @@ def measure(region, positions, radii) -> tuple[float, float]:
         return 0.0, 0.0
     _check_region_shape(reg, x)
     depth = _move(reg, x, r, np.random.default_rng(0))[1]
-    return float(depth.max()), _PairList(r).sweep(x, np.random.default_rng(0))[1]
+    return float(depth.max()), PairList(r).sweep(x, np.random.default_rng(0))[1]
 
 
 @checked_call
@@ -466,7 +377,7 @@ def relax_into(region, positions, radii, *, inside: bool = True, iterations: int
         return RelaxResult(x, True, 0, 0.0, 0.0, time.perf_counter() - t0)
     _check_region_shape(reg, x)
 
-    pair_list = _PairList(r)
+    pair_list = PairList(r)
     sweeps, ok, depth, dx_wall = 0, False, None, None
     while True:
         dx_pairs, overlap, _ = pair_list.sweep(x, rng)

@@ -9,9 +9,11 @@ from __future__ import annotations
 import math
 
 import numpy as np
+from scipy.spatial import ConvexHull, QhullError
 
 from .._arguments import as_float_array, as_positive
 from ..errors import InputError
+from ..geometry.convex_roll import roll_mass_properties, roll_shape_data
 from ..geometry.rotation import quaternion_from_matrix, rotation_matrix
 from ..geometry.shapes import ELLIPSOID, POLYHEDRON, ROLL
 
@@ -95,8 +97,6 @@ def ellipsoid_body(position, semi_axes, orientation, density, mass=None, inertia
 
 
 def _hull(vertices):
-    from scipy.spatial import ConvexHull, QhullError
-
     v = as_float_array("vertices", vertices)
     if v.ndim != 2 or v.shape[1] != 3 or len(v) < 4 or not np.all(np.isfinite(v)):
         raise InputError(f"vertices must be an (n, 3) array of at least 4 finite points (m), got shape {v.shape}")
@@ -168,8 +168,6 @@ def box_vertices(half_extents) -> np.ndarray:
 def roll_body(position, orientation, coefficients, length, density, mass=None, inertia=None) -> Body:
     """A convex roll (spec 003): hull radius polynomial ``coefficients`` (numpy.polyval order, m),
     ``length`` (m), axis = its own x axis; ``position`` is the roll's centre (s = 0)."""
-    from ..geometry.convex_roll import roll_mass_properties, roll_shape_data
-
     block = roll_shape_data(coefficients, length)
     m, centroid_s, moments = roll_mass_properties(coefficients, length, density)
     tensor = np.diag(moments)
