@@ -13,6 +13,11 @@ import csv
 from pathlib import Path
 
 import numpy as np
+from scipy.spatial import cKDTree
+
+from ._arguments import as_finite
+from .errors import InputError
+from .references import body_index
 
 __all__ = ["BondLog", "bond_candidates"]
 
@@ -93,8 +98,6 @@ class BondLog:
 def bond_candidates(positions, radius, fixed, spheres, max_gap):
     """Pairs ``(i, j)`` (``i < j``, from the index array ``spheres``, not both fixed) whose gap is at
     most ``max_gap`` (m, scalar or None: 1 % of the smaller radius); overlapping pairs included."""
-    from scipy.spatial import cKDTree
-
     spheres = np.asarray(spheres, dtype=np.int64)
     if len(spheres) < 2:
         return np.zeros(0, np.int64), np.zeros(0, np.int64)
@@ -111,3 +114,32 @@ def bond_candidates(positions, radius, fixed, spheres, max_gap):
     keep = (gap <= limit) & ~(fixed[i] & fixed[j])
     order = np.lexsort((j[keep], i[keep]))
     return i[keep][order], j[keep][order]
+
+
+def bond_pairs(model, state, *, spheres=None, pairs=None, max_gap=None) -> tuple[np.ndarray, np.ndarray]:
+    """The pairs ``(i, j)`` (``i < j``, int64 arrays) that :meth:`contactlab.Simulation.bond` is
+    asked to bond: exactly ``pairs`` (a (K, 2) array of body indices; pairs of two fixed bodies
+    skipped), or every pair among ``spheres`` (default all) whose gap is at most ``max_gap``
+    (:func:`bond_candidates`)."""
+    m, s = model, state
+    if pairs is not None and (spheres is not None or max_gap is not None):
+        raise InputError("give pairs=..., or spheres=... and/or max_gap=..., not both")
+    if max_gap is not None:
+        max_gap = as_finite("max_gap", max_gap)
+        if max_gap < 0:
+            raise InputError(f"max_gap must be >= 0 m, got {max_gap!r}")
+    if pairs is not None:
+        p = np.asarray(pairs)
+        if p.ndim != 2 or p.shape[1] != 2 or (p.size and not np.issubdtype(p.dtype, np.integer)):
+            raise InputError(f"pairs must be a (K, 2) array of sphere indices, got shape {p.shape}")
+        for a, b in p:
+            if body_index(model, a) == body_index(model, b):
+                raise InputError(f"a sphere cannot be bonded to itself (pair ({a}, {b}))")
+        i, j = np.minimum(p[:, 0], p[:, 1]).astype(np.int64), np.maximum(p[:, 0], p[:, 1]).astype(np.int64)
+        keep = ~(m.fixed[i] & m.fixed[j])
+        i, j = i[keep], j[keep]
+    else:
+        idx = np.arange(m.n_spheres) if spheres is None else np.unique(
+            [body_index(model, k) for k in np.atleast_1d(spheres)])
+        i, j = bond_candidates(s.positions, m.radius, m.fixed, idx, max_gap)
+    return i, j

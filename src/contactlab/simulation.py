@@ -4,8 +4,13 @@
 the time step (:mod:`contactlab.stability`) and hands the stepping to a
 :class:`~contactlab.engine.stepper.Stepper` (the contact table, the generated kernels and the run
 arrays); results come from :mod:`contactlab.observables`, blow-ups are explained by
-:mod:`contactlab.diagnosis`, checkpoints go through :mod:`contactlab.io.checkpoint`.  Most of its
-methods are one line over those; their docstrings are the user's reference.
+:mod:`contactlab.diagnosis`, checkpoints go through :mod:`contactlab.io.checkpoint`, references to
+bodies, walls and materials are checked by :mod:`contactlab.references`.
+
+One concept, kept in one file although it is longer than the ~600 lines a module here aims at: the
+public face of a run.  Its code is the checks of the user's arguments and calls of a line or a few
+into the modules above; about 40 % of its lines are the docstrings that are the user's reference
+(parameters with units, the keys of every result, runnable examples that the tests run).
 """
 from __future__ import annotations
 
@@ -17,23 +22,23 @@ from typing import Iterable
 import numba
 import numpy as np
 
-from ._arguments import as_bool, as_finite, as_int, as_positive, as_vec3, checked_api, did_you_mean
-from .bonds import BondLog, bond_candidates
+from ._arguments import as_bool, as_finite, as_int, as_positive, as_vec3, checked_api
+from .bonds import BondLog, bond_pairs
 from .diagnosis import diagnose, initial_overlap_error
 from .engine import layout
 from .engine.launch import debug_probes
-from .engine.stepper import SHAPE_CONTACT_MODES, Stepper
+from .engine.stepper import Stepper, checked_shape_contact
 from .errors import InputError, SimulationBlowUp
 from .frozen_model import Model
-from .geometry.shapes import KIND_NAMES, ROLL as SHAPE_ROLL
+from .geometry.shapes import ROLL as SHAPE_ROLL
 from .io.checkpoint import read_checkpoint, save_checkpoint
 from .io.progress import make_progress
 from .io.sensors import Recorder
 from .laws.base import ContactModel
 from .laws.registry import bonded_model_names
-from .materials import Material
 from .neighbors.exclusions import Exclusions
 from . import observables
+from .references import body_index, body_pair, material_pair, mesh_index, recorder_target, wall_index
 from .scene import Scene
 from .stability import DEFAULT_DT_FRACTION, check_initial_sphere_overlaps, chosen_dt, stability_limit
 from .state import State
@@ -178,7 +183,7 @@ class Simulation:
         self.contact_model: ContactModel = contact_model
         self.state: State = state
         #: how convex non-spherical bodies meet (see the class docstring)
-        self.shape_contact = self._check_shape_contact(shape_contact)
+        self.shape_contact = checked_shape_contact(shape_contact, contact_model, model_data)
         if check_initial:
             check_initial_sphere_overlaps(model_data, state, self.initial_overlap_tolerance)
         with debug_probes(self.debug):  # a law's stability estimate probes it: uncompiled in debug mode
@@ -211,28 +216,6 @@ class Simulation:
                     self.stepper.evaluate_forces()
         if state.initial_energy is None:
             state.initial_energy = self.energy()
-
-    def _check_shape_contact(self, shape_contact) -> str:
-        """The contact mode of convex non-spherical bodies, checked against the law and the scene."""
-        m = self.model
-        if not isinstance(shape_contact, str) or shape_contact not in SHAPE_CONTACT_MODES:
-            raise InputError(f"shape_contact must be one of {', '.join(map(repr, SHAPE_CONTACT_MODES))}, "
-                             f"got {shape_contact!r}{did_you_mean(shape_contact, SHAPE_CONTACT_MODES)}")
-        if getattr(self.contact_model, "needs_volume", False):
-            if shape_contact == "common_plane":
-                raise InputError(f"{type(self.contact_model).__name__} needs the overlap volume: use "
-                                 f"shape_contact='volume' (the default for it), not 'common_plane'")
-            shape_contact = "volume"
-            bad = [k for k in np.unique(m.shape_kind) if k not in (0, 2)]
-            if (m.shape_kind == 0).any() and (m.shape_kind == 2).any():
-                raise InputError(f"{type(self.contact_model).__name__} (the contact-volume ECC) computes the overlap "
-                                 f"volume of two spheres or of two convex polyhedra, not of a sphere and a polyhedron; "
-                                 f"give the spheres as polyhedra or use another model")
-            if bad or m.n_triangles:
-                what = ", ".join(KIND_NAMES[int(k)] + "s" for k in bad) + (" mesh walls" if m.n_triangles else "")
-                raise InputError(f"{type(self.contact_model).__name__} (the contact-volume ECC) computes overlap "
-                                 f"volumes of spheres, convex polyhedra and plane walls only; this scene has {what}")
-        return shape_contact
 
     def _check_initial_contacts(self):
         """The forces of the initial state, refusing bodies of any shape (or a body and a wall or
@@ -340,19 +323,12 @@ class Simulation:
     def n_spheres(self) -> int:
         return self.model.n_spheres
 
-    def _sphere_index(self, k) -> int:
-        if isinstance(k, (bool, np.bool_)) or not isinstance(k, (int, np.integer)):
-            raise InputError(f"sphere index must be an integer, got {k!r}")
-        if not 0 <= int(k) < self.model.n_spheres:
-            raise InputError(f"sphere index {k} is out of range 0..{self.model.n_spheres - 1}")
-        return int(k)
-
     def set_velocity(self, k: int, velocity, angular_velocity=None) -> None:
         """Set the velocity (m/s) and optionally the angular velocity (rad/s) of sphere ``k``.
 
         For a fixed (kinematic) sphere this is its prescribed motion from now on.
         """
-        k = self._sphere_index(k)
+        k = body_index(self.model, k)
         v = as_vec3("velocity", velocity)
         w = None if angular_velocity is None else as_vec3("angular_velocity", angular_velocity)
         self.state.velocities[k] = v
@@ -362,7 +338,7 @@ class Simulation:
 
     def set_wall_velocity(self, w: int, velocity) -> None:
         """Set the translation velocity (m/s) of wall ``w``."""
-        self.state.wall_velocities[self._wall_index(w)] = as_vec3("velocity", velocity)
+        self.state.wall_velocities[wall_index(self.model, w)] = as_vec3("velocity", velocity)
         self._refresh_forces()
 
     def _refresh_forces(self):
@@ -406,24 +382,12 @@ class Simulation:
         if sum(given) + (wall is not None) != 1:
             raise InputError("give exactly one of spheres=(i, j), sphere=i with wall=w, or materials=(a, b)")
         m = self.model
-        n_s = m.n_spheres
         if spheres is not None:
-            try:
-                i, j = spheres
-            except (TypeError, ValueError):
-                raise InputError(f"spheres must be a pair (i, j) of sphere indices, got {spheres!r}") from None
-            i, j = self._sphere_index(i), self._sphere_index(j)
-            if i == j:
-                raise InputError(f"spheres must be two different spheres, got ({i}, {j})")
-            self.exclusions.set_bodies(i, j, bool(active))
+            self.exclusions.set_bodies(*body_pair(m, spheres), bool(active))
         elif wall is not None:
-            self.exclusions.set_bodies(self._sphere_index(sphere), n_s + self._wall_index(wall), bool(active))
+            self.exclusions.set_bodies(body_index(m, sphere), m.n_spheres + wall_index(m, wall), bool(active))
         else:
-            try:
-                a, b = materials
-            except (TypeError, ValueError):
-                raise InputError(f"materials must be a pair (a, b) of materials or names, got {materials!r}") from None
-            self.exclusions.set_materials(self._material_index(a), self._material_index(b), bool(active))
+            self.exclusions.set_materials(*material_pair(m, materials), bool(active))
         with self._threads():
             self.stepper.rebuild()
         self._refresh_forces()
@@ -440,52 +404,16 @@ class Simulation:
         unloaded at the present distance, in the senses the model says.  Returns the number of
         bonds made; :meth:`bonds` lists them.
         """
-        cm, m, s = self.contact_model, self.model, self.state
+        cm = self.contact_model
         if not cm.has_bonds:
             raise InputError(f"{type(cm).__name__} has no bonds; models with bonds: "
                              f"{', '.join('cl.models.' + name for name in bonded_model_names())}")
-        if pairs is not None and (spheres is not None or max_gap is not None):
-            raise InputError("give pairs=..., or spheres=... and/or max_gap=..., not both")
-        if max_gap is not None:
-            max_gap = as_finite("max_gap", max_gap)
-            if max_gap < 0:
-                raise InputError(f"max_gap must be >= 0 m, got {max_gap!r}")
-        if pairs is not None:
-            p = np.asarray(pairs)
-            if p.ndim != 2 or p.shape[1] != 2 or (p.size and not np.issubdtype(p.dtype, np.integer)):
-                raise InputError(f"pairs must be a (K, 2) array of sphere indices, got shape {p.shape}")
-            for a, b in p:
-                if self._sphere_index(a) == self._sphere_index(b):
-                    raise InputError(f"a sphere cannot be bonded to itself (pair ({a}, {b}))")
-            i, j = np.minimum(p[:, 0], p[:, 1]).astype(np.int64), np.maximum(p[:, 0], p[:, 1]).astype(np.int64)
-            keep = ~(m.fixed[i] & m.fixed[j])
-            i, j = i[keep], j[keep]
-        else:
-            idx = np.arange(m.n_spheres) if spheres is None else np.unique(
-                [self._sphere_index(k) for k in np.atleast_1d(spheres)])
-            i, j = bond_candidates(s.positions, m.radius, m.fixed, idx, max_gap)
-        t = self.table
-        bi, bj = t.bonded_pairs()
-        nb = m.n_spheres + m.n_walls
-        if len(i):
-            fresh = ~np.isin(i * nb + j, bi * nb + bj)
-            i, j = i[fresh], j[fresh]
-        if len(i) == 0:
-            return 0
+        i, j = bond_pairs(self.model, self.state, spheres=spheres, pairs=pairs, max_gap=max_gap)
         with self._threads():
-            self.stepper.rebuild(extra_pairs=(i, j))
-        n = t.n_pairs
-        rows = np.searchsorted(t.pair_i[:n].astype(np.int64) * nb + t.pair_j[:n], i * nb + j)
-        d = np.linalg.norm(s.positions[j] - s.positions[i], axis=1)
-        info = dict(overlap=m.radius[i] + m.radius[j] - d, radius_i=m.radius[i], radius_j=m.radius[j],
-                    mass_i=np.where(m.fixed[i], np.inf, m.mass[i]), mass_j=np.where(m.fixed[j], np.inf, m.mass[j]))
-        params = self.stepper.pair_params[m.material[i], m.material[j]]
-        h = cm.initial_bond_history(info, params)
-        t.hist[rows, : cm.history_size] = h
-        t.hist[rows, cm.history_size:] = 0.0
-        self.bond_log.made(i, j, s.time, s.step, cm.bonded_senses)
-        self._refresh_forces()
-        return int(len(i))
+            made = self.stepper.make_bonds(i, j)
+        if made:
+            self._refresh_forces()
+        return made
 
     def bonds(self) -> dict[str, np.ndarray]:
         """Every bond made so far, one row each (arrays).
@@ -500,15 +428,6 @@ class Simulation:
     def export_bonds(self, path) -> Path:
         """Write :meth:`bonds` to a CSV file (one row per bond); returns the path."""
         return self.bond_log.write_csv(path, self.contact_model.bond_reasons)
-
-    def _material_index(self, x) -> int:
-        mats = self.model.materials
-        for k, mat in enumerate(mats):
-            if (isinstance(x, Material) and mat is x) or (isinstance(x, str) and mat.name == x):
-                return k
-        names = ", ".join(repr(mat.name) if mat.name else f"<unnamed {k}>" for k, mat in enumerate(mats))
-        hint = did_you_mean(x, [mat.name for mat in mats if mat.name])
-        raise InputError(f"material {x!r} is not used in this scene{hint}; its materials: {names}")
 
     # ------------------------------------------------------------------ running
     def add_reporter(self, reporter) -> None:
@@ -562,34 +481,10 @@ class Simulation:
         >>> bool(rec["overlap"].max() > 0), round(float(-sim.velocities[a, 2] / 0.5), 2)   # rebound at e
         (True, 0.5)
         """
-        if contact is not None:
-            if wall is not None:
-                target = ("contact_wall", self._sphere_index(contact), self._wall_index(wall))
-            else:
-                try:
-                    i, j = contact
-                except (TypeError, ValueError):
-                    raise InputError(f"contact must be a pair (i, j) of spheres, or a sphere i with wall=w; "
-                                     f"got {contact!r}") from None
-                target = ("contact", self._sphere_index(i), self._sphere_index(j))
-            if sphere is not None:
-                raise InputError("give one target: sphere=, contact= (with wall= for a wall contact) or wall=")
-        elif sphere is not None:
-            if wall is not None:
-                raise InputError("give one target: sphere=, contact= (with wall= for a wall contact) or wall=")
-            target = ("sphere", self._sphere_index(sphere))
-        elif wall is not None:
-            target = ("wall", self._wall_index(wall))
-        else:
-            target = ("global",)
+        target = recorder_target(self.model, sphere=sphere, contact=contact, wall=wall)
         rec = Recorder(quantities, target, every=every, interval=interval, csv=csv, keep=keep)
         self.add_reporter(rec)
         return rec
-
-    def _wall_index(self, w) -> int:
-        if isinstance(w, (bool, np.bool_)) or not isinstance(w, (int, np.integer)) or not 0 <= int(w) < self.model.n_walls:
-            raise InputError(f"wall index {w!r} is out of range 0..{self.model.n_walls - 1}")
-        return int(w)
 
     def run(self, duration: float | None = None, steps: int | None = None, *, progress=None) -> None:
         """Advance by ``duration`` seconds (rounded up to whole steps) or by ``steps`` steps.
@@ -693,16 +588,16 @@ class Simulation:
         torques, energy and history are zero, and ``in_contact`` says which case it is.
         """
         m = self.model
-        i = self._sphere_index(i)
+        i = body_index(self.model, i)
         if (j is None) == (wall is None):
             raise InputError("give exactly one of j (a sphere) or wall=w")
         if j is not None:
-            j = self._sphere_index(j)
+            j = body_index(self.model, j)
             if j == i:
                 raise InputError(f"a sphere has no contact with itself (i = j = {i})")
             i, jraw = min(i, j), max(i, j)
         else:
-            jraw = m.n_spheres + self._wall_index(wall)
+            jraw = m.n_spheres + wall_index(self.model, wall)
         return observables.contact(self.model, self.state, self.stepper.table, self.contact_model, i, jraw)
 
     def n_contacts(self) -> int:
@@ -734,18 +629,12 @@ class Simulation:
 
     def mesh_triangles(self, mesh: int | None = None) -> np.ndarray:
         """(T, 3, 3) current vertices of the triangles of one mesh (or of all meshes), m."""
-        return observables.mesh_triangles(self.model, self.state, None if mesh is None else self._mesh_index(mesh))
-
-    def _mesh_index(self, q) -> int:
-        n = self.model.n_meshes
-        if isinstance(q, (bool, np.bool_)) or not isinstance(q, (int, np.integer)) or not 0 <= int(q) < n:
-            raise InputError(f"mesh index {q!r} is out of range 0..{n - 1}" if n else "the scene has no mesh walls")
-        return int(q)
+        return observables.mesh_triangles(self.model, self.state, None if mesh is None else mesh_index(self.model, mesh))
 
     def set_mesh_velocity(self, mesh: int, velocity=None, angular_velocity=None) -> None:
         """Set the translation velocity (m/s) and/or angular velocity (rad/s, about its reference
         point) of a mesh wall from now on."""
-        q = self._mesh_index(mesh)
+        q = mesh_index(self.model, mesh)
         if velocity is not None:
             self.state.mesh_velocities[q] = as_vec3("velocity", velocity)
         if angular_velocity is not None:
@@ -764,7 +653,7 @@ class Simulation:
         ``slip_velocity`` (m/s, the tangential velocity of the roll's material point at C
         relative to the ground) and ``normal_force`` (N).
         """
-        b = self._sphere_index(body)
+        b = body_index(self.model, body)
         if self.model.shape_kind[b] != SHAPE_ROLL:
             raise InputError(f"body {b} is not a convex roll")
         return observables.convex_roll_output(self.model, self.state, self.stepper.table, self.contact_model, b)

@@ -30,17 +30,44 @@ import numpy as np
 
 from .._jit import n_blocks
 from ..bonds import BondLog
-from ..errors import SimulationBlowUp
+from .._arguments import did_you_mean
+from ..errors import InputError, SimulationBlowUp
+from ..geometry.shapes import KIND_NAMES
 from ..neighbors.exclusions import Exclusions
 from . import layout
 from .codegen import shape_features
 from .contact_table import ContactTable
 from .launch import kernels_for, launch
 
-__all__ = ["Stepper", "ThreadScope", "SHAPE_CONTACT_MODES"]
+__all__ = ["Stepper", "ThreadScope", "SHAPE_CONTACT_MODES", "checked_shape_contact"]
 
 #: how convex non-spherical bodies meet (``Simulation(shape_contact=...)``) -> the kernels' mode
 SHAPE_CONTACT_MODES = {"minkowski": 0, "common_plane": 1, "volume": 2}
+
+
+def checked_shape_contact(shape_contact, law, model) -> str:
+    """How convex non-spherical bodies meet (``Simulation(shape_contact=...)``), checked against the
+    law and the scene: a law that needs the overlap volume takes ``"volume"`` (and only spheres,
+    polyhedra and plane walls)."""
+    m = model
+    if not isinstance(shape_contact, str) or shape_contact not in SHAPE_CONTACT_MODES:
+        raise InputError(f"shape_contact must be one of {', '.join(map(repr, SHAPE_CONTACT_MODES))}, "
+                         f"got {shape_contact!r}{did_you_mean(shape_contact, SHAPE_CONTACT_MODES)}")
+    if getattr(law, "needs_volume", False):
+        if shape_contact == "common_plane":
+            raise InputError(f"{type(law).__name__} needs the overlap volume: use "
+                             f"shape_contact='volume' (the default for it), not 'common_plane'")
+        shape_contact = "volume"
+        bad = [k for k in np.unique(m.shape_kind) if k not in (0, 2)]
+        if (m.shape_kind == 0).any() and (m.shape_kind == 2).any():
+            raise InputError(f"{type(law).__name__} (the contact-volume ECC) computes the overlap "
+                             f"volume of two spheres or of two convex polyhedra, not of a sphere and a polyhedron; "
+                             f"give the spheres as polyhedra or use another model")
+        if bad or m.n_triangles:
+            what = ", ".join(KIND_NAMES[int(k)] + "s" for k in bad) + (" mesh walls" if m.n_triangles else "")
+            raise InputError(f"{type(law).__name__} (the contact-volume ECC) computes overlap "
+                             f"volumes of spheres, convex polyhedra and plane walls only; this scene has {what}")
+    return shape_contact
 
 
 class ThreadScope:
@@ -187,6 +214,30 @@ class Stepper:
                            wall_material, extra_pairs=extra_pairs,
                            triangles=(s.shape_data, m.tri_ref) if m.n_triangles else None,
                            mesh_pose=(s.mesh_positions, s.mesh_orientations))
+
+    def make_bonds(self, i: np.ndarray, j: np.ndarray) -> int:
+        """Bond the pairs of bodies ``(i[k], j[k])`` (``i < j``; pairs whose bond is intact are
+        skipped): keep them in the neighbour list, give each the law's history of a new, unloaded
+        bond at the present distance and log it.  Returns the number of bonds made."""
+        m, s, t, law = self.model, self.state, self.table, self.law
+        bi, bj = t.bonded_pairs()
+        nb = t.n_bodies
+        if len(i):
+            fresh = ~np.isin(i * nb + j, bi * nb + bj)
+            i, j = i[fresh], j[fresh]
+        if len(i) == 0:
+            return 0
+        self.rebuild(extra_pairs=(i, j))
+        n = t.n_pairs
+        rows = np.searchsorted(t.pair_i[:n].astype(np.int64) * nb + t.pair_j[:n], i * nb + j)
+        d = np.linalg.norm(s.positions[j] - s.positions[i], axis=1)
+        info = dict(overlap=m.radius[i] + m.radius[j] - d, radius_i=m.radius[i], radius_j=m.radius[j],
+                    mass_i=np.where(m.fixed[i], np.inf, m.mass[i]), mass_j=np.where(m.fixed[j], np.inf, m.mass[j]))
+        h = law.initial_bond_history(info, self.pair_params[m.material[i], m.material[j]])
+        t.hist[rows, : law.history_size] = h
+        t.hist[rows, law.history_size:] = 0.0
+        self.bond_log.made(i, j, s.time, s.step, law.bonded_senses)
+        return int(len(i))
 
     # ------------------------------------------------------------------ kernel calls
     def _shape_args(self):

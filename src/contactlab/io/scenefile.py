@@ -119,7 +119,7 @@ class SceneSpec:
 
 def default_scene_path() -> Path:
     """Path of the built-in default scene (10,000 glass beads settling in a box)."""
-    return Path(str(resources.files("contactlab").joinpath("scenes/default.toml")))
+    return Path(str(resources.files("contactlab").joinpath("builtin_scene_files/default.toml")))
 
 
 class _Ctx:

@@ -32,6 +32,8 @@ from __future__ import annotations
 
 import math
 
+import numpy as np
+
 from .._jit import jit
 from ..vec import axpy, cross, dot, scale, tangential_part
 
@@ -112,8 +114,6 @@ def friction_senses(g, xi_t, xi_r, dt, f_n, k_t, k_t_old, gamma_t, mu, mu_r):
 
 def spring_slider_reference(xi, normal, twist, increment, rate, dt, k, k_old, gamma, limit):
     """Plain NumPy twin of :func:`spring_slider`; returns ``(f, xi_new, stored, dissipation)``."""
-    import numpy as np
-
     xi = np.asarray(xi, dtype=float).copy()
     n = np.asarray(normal, dtype=float)
     rate = np.asarray(rate, dtype=float)
@@ -142,8 +142,6 @@ def spring_slider_reference(xi, normal, twist, increment, rate, dt, k, k_old, ga
 
 def friction_senses_reference(g: dict, hist, dt, f_n, k_t, k_t_old, gamma_t, mu, mu_r):
     """Plain NumPy twin of :func:`friction_senses`; ``hist`` is modified in place (a NumPy array)."""
-    import numpy as np
-
     n = g["normal"]
 
     def tangential(v):
@@ -226,8 +224,6 @@ def coulomb_slider(xi, increment, rate, dt, k, gamma, limit, dynamic_ratio):
 
 def coulomb_slider_reference(xi, increment, rate, dt, k, gamma, limit, dynamic_ratio):
     """Plain NumPy twin of :func:`coulomb_slider`."""
-    import numpy as np
-
     xi_old = np.asarray(xi, dtype=float)
     increment = np.asarray(increment, dtype=float)
     xi = xi_old + increment
@@ -246,8 +242,6 @@ def coulomb_slider_reference(xi, increment, rate, dt, k, gamma, limit, dynamic_r
 
 def follow_frame_reference(xi, normal, twist):
     """Plain NumPy twin of :func:`follow_frame`."""
-    import numpy as np
-
     xi = np.asarray(xi, dtype=float)
     n = np.asarray(normal, dtype=float)
     old = np.linalg.norm(xi)
