@@ -31,6 +31,7 @@ import numpy as np
 from .._jit import jit
 from ..vec import dot
 from .base import ContactModel, HistoryField, PairCase, Parameter, geometry_arrays, history_size, verlet_limit
+from .impact_reference import hertz_moduli, ode_impact, sphere_mass
 from .restitution import hertz_damping_coefficient
 from .springs import friction_senses, friction_senses_reference
 
@@ -161,6 +162,34 @@ class HertzMindlin(ContactModel):
         if self.rolling_friction > 0.0:
             dt = min(dt, verlet_limit(math.sqrt(s_t * case.radius**2 / case.rotational_inertia), 0.0))
         return dt
+
+    # ------------------------------------------------------------------ for the validation battery
+    def validation_properties(self) -> dict:
+        """What the validation battery may allow (``contactlab.validation.battery.ModelProperties``):
+        plain Coulomb sliding with ``friction`` (the rigid-body sliding limit of an oblique impact
+        applies), rolling resistance when ``rolling_friction > 0``; no adhesion, no force at touch."""
+        return dict(sliding_friction=self.friction, rolling_resistance=self.rolling_friction > 0.0)
+
+    def closed_form_impact(self, material, radius, speed) -> dict:
+        """Hertz (1882) with the law's viscous term ``c sqrt(m* S_n) d'`` (clipped at zero force):
+        restitution as requested (exact by construction); duration from the 1-DOF equation
+        (:func:`~contactlab.laws.impact_reference.ode_impact`), with Hertz's E* restated from Johnson
+        (:func:`~contactlab.laws.impact_reference.hertz_moduli`), for a sphere of ``radius`` and
+        ``material`` hitting a wall of the same material at the normal ``speed``."""
+        e_star, _ = hertz_moduli(material, material)
+        k = 4.0 / 3.0 * e_star * math.sqrt(radius)
+        mass = sphere_mass(material, radius)
+        c = self.damping_coefficient
+
+        def force(d, v, _dmax):
+            d = max(d, 0.0)
+            return max(k * d**1.5 + c * math.sqrt(mass * 1.5 * k * math.sqrt(d)) * v, 0.0)
+
+        d_max = (5.0 * mass * speed**2 / (4.0 * k)) ** 0.4
+        ode = ode_impact(force, mass, speed, d_max / speed)
+        return {"restitution": self.restitution, "duration": ode["duration"],
+                "source": "Hertz (1882) elastic force with the law's Tsuji-type damping; restitution exact by "
+                          "construction (requested e), duration from the 1-DOF equation of motion (SciPy DOP853)"}
 
 
 def reference_law(geometry: dict, params, hist, dt):

@@ -50,6 +50,7 @@ from ..errors import InputError
 from ..vec import axpy, dot, scale, tangential_part
 from .base import ContactModel, HistoryField, PairCase, Parameter, geometry_arrays, history_size, verlet_limit
 from .connector import connector_lengths
+from .impact_reference import sphere_mass
 from .springs import follow_frame, follow_frame_reference
 
 __all__ = ["Ice", "law", "reference_law", "pair_constants", "SENSE_BITS", "parse_senses"]
@@ -363,6 +364,22 @@ class Ice(ContactModel):
         h[:, 1] = pairs["overlap"]
         h[:, 2] = 1.0
         return h
+
+    # ------------------------------------------------------------------ for the validation battery
+    def validation_properties(self) -> dict:
+        """What the validation battery may allow (``contactlab.validation.battery.ModelProperties``):
+        plain Coulomb sliding with ``tan_phi``; rolling resistance when ``alpha_r > 0`` and
+        ``mu > 0``; no adhesion between unbonded spheres."""
+        return dict(sliding_friction=self.tan_phi, rolling_resistance=self.alpha_r > 0.0 and self.mu > 0.0)
+
+    def closed_form_impact(self, material, radius, speed) -> dict:
+        """Spec 002, unbonded: a linear spring ``k_n = A / (l_i/E_i + l_j/E_j)`` without damping, for
+        a sphere of ``radius`` and ``material`` hitting a wall at the normal ``speed``: ``e = 1``,
+        ``t_c = pi sqrt(m / k_n)``."""
+        mass = sphere_mass(material, radius)
+        k_n = math.pi * radius**2 / (2.0 * radius / material.young)
+        return {"restitution": 1.0, "duration": math.pi * math.sqrt(mass / k_n),
+                "source": "undamped linear spring k_n = A / (l_i/E_i + l_j/E_j) of spec 002 (closed form)"}
 
 
 def reference_law(geometry: dict, params, hist, dt):

@@ -19,6 +19,7 @@ import numpy as np
 from .._jit import jit
 from ..vec import dot
 from .base import ContactModel, HistoryField, PairCase, Parameter, geometry_arrays, history_size, verlet_limit
+from .impact_reference import sphere_mass
 from .restitution import linear_damping_ratio
 from .springs import friction_senses, friction_senses_reference
 
@@ -138,6 +139,30 @@ class LinearSpringDashpot(ContactModel):
             if self.rolling_friction > 0.0:
                 dt = min(dt, verlet_limit(math.sqrt(k_t * case.radius**2 / case.rotational_inertia), 0.0))
         return dt
+
+    # ------------------------------------------------------------------ for the validation battery
+    def validation_properties(self) -> dict:
+        """What the validation battery may allow (``contactlab.validation.battery.ModelProperties``):
+        the dashpot acts from first touch (a force ``c d'`` at zero overlap) unless ``e = 1``; plain
+        Coulomb sliding with ``friction``; rolling resistance when ``rolling_friction > 0``."""
+        return dict(viscous_at_touch=self.restitution < 1.0, sliding_friction=self.friction,
+                    rolling_resistance=self.rolling_friction > 0.0)
+
+    def closed_form_impact(self, material, radius, speed) -> dict:
+        """The damped linear oscillator, clipped at zero force, for a sphere of ``radius`` and
+        ``material`` hitting a wall at the normal ``speed``: restitution as requested (exact by
+        construction); duration ``(theta / sqrt(1 - zeta^2) + 2 zeta) / omega`` (the force vanishes
+        at ``theta / omega_d``, the overlap ``2 zeta / omega`` later); no duration when overdamped."""
+        mass = sphere_mass(material, radius)
+        omega = math.sqrt(self.stiffness / mass)
+        z = self.damping_ratio
+        if z >= 1.0:
+            return {"restitution": self.restitution, "duration": None, "source": "requested restitution (overdamped)"}
+        wd = math.sqrt(1.0 - z * z)
+        theta = math.pi - math.atan2(2.0 * z * wd, 1.0 - 2.0 * z * z)
+        return {"restitution": self.restitution, "duration": (theta / wd + 2.0 * z) / omega,
+                "source": "damped linear oscillator clipped at zero force (closed form); restitution exact by "
+                          "construction (requested e)"}
 
 
 def reference_law(geometry: dict, params, hist, dt):

@@ -50,6 +50,7 @@ from .._jit import jit
 from ..vec import dot, scale, tangential_part
 from .base import ContactModel, HistoryField, PairCase, Parameter, geometry_arrays, history_size, verlet_limit
 from .connector import connector_lengths
+from .impact_reference import ode_impact, sphere_mass
 from .springs import coulomb_slider, coulomb_slider_reference, follow_frame, follow_frame_reference
 
 __all__ = ["Luding", "law", "reference_law", "plastic_work_at_break", "normal_force"]
@@ -284,6 +285,46 @@ class Luding(ContactModel):
             elif visc > 0:
                 dt = min(dt, 2.0 * inertia / visc)  # a pure rotational dashpot: explicit limit 2 I / c
         return dt
+
+    # ------------------------------------------------------------------ for the validation battery
+    def validation_properties(self) -> dict:
+        """What the validation battery may allow (``contactlab.validation.battery.ModelProperties``):
+        the normal force pulls (adhesive) with adhesion ``ka_div_kn > 0`` or a normal viscosity; the
+        viscosity acts from first touch; the sliding limit ``tan_phi dyn (f_n + k_c delta)`` is plain
+        Coulomb (``tan_phi dyn_div_stat``) only without adhesion; rolling resistance with a rolling
+        spring and a rolling friction or viscosity."""
+        pulls = self.ka_div_kn > 0.0 or self.visc_n > 0.0
+        return dict(adhesive=pulls, viscous_at_touch=self.visc_n > 0.0,
+                    # the sliding limit is tan_phi * dyn (f_n + k_c delta): with adhesion it is not
+                    # proportional to the normal force
+                    sliding_friction=None if self.ka_div_kn > 0.0 else self.tan_phi * self.dyn_div_stat,
+                    rolling_resistance=self.kr_div_kn > 0.0 and (self.stat_r > 0.0 or self.visc_r > 0.0))
+
+    def closed_form_impact(self, material, radius, speed) -> dict:
+        """Luding (2008), spec 001: the 1-DOF equation of the normal branches (restated here,
+        independently of :func:`normal_force`) with ``visc_n``, for a sphere of ``radius`` and
+        ``material`` hitting a wall at the normal ``speed`` (the wall as the mirror image of the
+        sphere), integrated by :func:`~contactlab.laws.impact_reference.ode_impact`."""
+        mass = sphere_mass(material, radius)
+        li = lj = radius
+        k2_hat = self.k2_hat if self.k2_hat > 0.0 else math.pi * radius**2 / (li / material.young + lj / material.young)
+        a12 = 2.0 * li * lj / (li + lj)
+        k1 = self.k1_div_kn * k2_hat
+        kc = self.ka_div_kn * k2_hat
+        d_lim = k2_hat / (k2_hat - k1) * self.delta_lim_rel * a12 if k1 < k2_hat else math.inf
+
+        def force(d, v, d_max):
+            d = max(d, 0.0)
+            k2 = k2_hat if d_max >= d_lim else k1 + (k2_hat - k1) * d_max / d_lim
+            d0 = d_max * (1.0 - k1 / k2)
+            f = k2 * (d - d0)
+            f = k1 * d if f >= k1 * d else (-kc * d if -kc * d >= f else f)
+            return f + self.visc_n * v
+
+        ode = ode_impact(force, mass, speed, math.sqrt(mass / k1))
+        return {"restitution": ode["restitution"], "duration": None if ode["captured"] else ode["duration"],
+                "source": "Luding (2008) normal branches (spec 001, restated) with visc_n, 1-DOF equation of motion "
+                          "(SciPy DOP853)"}
 
 
 def reference_law(geometry: dict, params, hist, dt):

@@ -46,7 +46,7 @@ from ..kernel_cache import cache_dir, generated_name, module_source_hash, sessio
 from .base import ContactModel, HistoryField, PairCase, Parameter, geometry_arrays, history_size, verlet_limit
 from .connector import connector_lengths
 from .linear_spring_dashpot import LinearSpringDashpot
-from .springs import follow_frame
+from .springs import follow_frame, follow_frame_reference
 
 __all__ = ["ParallelBond", "bond_part", "with_contact", "BOND_FIELDS", "BOND_HISTORY", "BOND_COLUMNS", "BOND_REASONS",
            "BOND_FIELD", "DISSIPATION_TERMS", "LAW_TEMPLATE", "law_module_for"]
@@ -295,11 +295,25 @@ class ParallelBond(ContactModel):
         h[:, 0] = 1.0
         return h
 
+    # ------------------------------------------------------------------ for the validation battery
+    def validation_properties(self) -> dict:
+        """What the validation battery may allow: those of the frictional ``contact`` model (its
+        ``validation_properties``, a method or a dict; none declared: the defaults), which acts
+        alone between unbonded spheres."""
+        own = getattr(self.contact, "validation_properties", None)
+        return {} if own is None else dict(own() if callable(own) else own)
+
+    def closed_form_impact(self, material, radius, speed) -> dict:
+        """An unbonded pair is a contact of the frictional model: the ``contact`` model's own
+        ``closed_form_impact`` (none declared: no values)."""
+        own = getattr(self.contact, "closed_form_impact", None)
+        out = dict(own(material, radius, speed)) if callable(own) else {}
+        out["source"] = "unbonded: the contact model's closed form; " + out.get("source", "")
+        return out
+
 
 def reference_law(geometry: dict, params, hist, dt, contact_reference):
     """Plain NumPy twin of the combined law (bond plus ``contact_reference``, the contact model's twin)."""
-    from .springs import follow_frame_reference
-
     g = geometry_arrays(geometry)
     p = np.asarray(params, dtype=float)
     h = np.array(hist, dtype=float)

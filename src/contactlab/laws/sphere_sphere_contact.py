@@ -53,6 +53,7 @@ from .._jit import jit
 from ..errors import InputError
 from ..vec import dot
 from .base import ContactModel, HistoryField, PairCase, Parameter, geometry_arrays, history_size, verlet_limit
+from .impact_reference import ode_impact, sphere_mass
 
 __all__ = ["SphereSphereContact", "law", "reference_law", "impact_factor", "IMPACT_MODELS"]
 
@@ -348,6 +349,76 @@ class SphereSphereContact(ContactModel):
         k = self.k2 if self.edinburgh else self.contact_stiffness
         c_t = self.dynamic_friction * k * case.overlap**n / self.friction_proportional_zone
         return 2.0 * case.tangential_mass / c_t if c_t > 0.0 else math.inf
+
+    # ------------------------------------------------------------------ for the validation battery
+    def validation_properties(self) -> dict:
+        """What the validation battery may allow (``contactlab.validation.battery.ModelProperties``),
+        from the spec's normal force: it pulls (adhesive) with the Edinburgh model's adhesion or
+        pull-off force, with a dashpot ``d_c``, or when the hysteretic term ``k D^n (1 + |H| d'/v)``
+        pulls during restitution (``|H| > 1``); a constant pull-off force is the force at touch and
+        at separation; the dashpot acts from first touch; friction ``mu_d |f_n|`` (regularised below
+        ``v_reg``) is plain Coulomb while the normal force does not pull (the oblique check uses only
+        impacts in which it never pulled)."""
+        edinburgh = self.impact_model == 0 and self.contact_plasticity_ratio > 0.0
+        pull_off = self.constant_pull_off_force if edinburgh else 0.0
+        adhesion = edinburgh and (self.adhesion_coefficient > 0.0 or pull_off > 0.0)
+        # the hysteretic term k D^n (1 + |H| d'/v) pulls during restitution when |H| > 1
+        strong = abs(_spec_hysteresis_factor(self.impact_model, self.restitution_coefficient)) > 1.0
+        pulls = adhesion or self.contact_damping > 0.0 or strong
+        # friction mu_d |f_n| (regularised below v_reg): plain Coulomb while the normal force does not pull
+        # (the oblique check uses only impacts in which it never pulled)
+        return dict(adhesive=pulls, force_at_touch=-pull_off, force_at_separation=-pull_off,
+                    viscous_at_touch=self.contact_damping > 0.0, sliding_friction=self.dynamic_friction)
+
+    def closed_form_impact(self, material, radius, speed) -> dict:
+        """Spec 000: the 1-DOF equation of the spec's normal force (its formulas restated here,
+        independently of :func:`law`, with :func:`_spec_hysteresis_factor`) for a sphere of
+        ``radius`` and ``material`` hitting a wall at the normal ``speed``, integrated by
+        :func:`~contactlab.laws.impact_reference.ode_impact`; no values when the sphere is captured."""
+        mass = sphere_mass(material, radius)
+        k, n, d_c = self.contact_stiffness, self.contact_stiffness_exponent, self.contact_damping
+        if k <= 0.0:
+            return {"restitution": None, "duration": None, "source": "no normal stiffness"}
+        v_ref = max(self.minimum_impact_velocity, speed)
+        factor = _spec_hysteresis_factor(self.impact_model, self.restitution_coefficient)
+        lam = k / v_ref * factor if v_ref > 0 else 0.0
+        plastic = self.impact_model == 0 and self.contact_plasticity_ratio > 0.0
+        lp = self.contact_plasticity_ratio
+        k2 = k / (1.0 - lp)
+
+        def power(x, e):
+            return x**e if x > 0.0 else 0.0
+
+        def force(d, v, d_max):
+            d = max(d, 0.0)
+            if plastic:
+                d_p = lp ** (1.0 / n) * d_max
+                f = min(k * power(d, n), k2 * (power(d, n) - power(d_p, n)))
+                f = max(f, -self.adhesion_coefficient * power(d, self.adhesion_exponent)) - self.constant_pull_off_force
+            else:
+                f = k * power(d, n) - lam * power(d, n) * v       # lambda D^n v_n, v_n = -d'
+            return f + d_c * v
+
+        d_max = ((n + 1.0) * mass * speed**2 / (2.0 * k)) ** (1.0 / (n + 1.0))
+        ode = ode_impact(force, mass, speed, d_max / speed)
+        what = {0: "Edinburgh elasto-plastic adhesive" if plastic else "linear/power-law spring with dashpot",
+                1: "Hunt-Crossley", 2: "Gonthier / Carvalho-Martins"}[self.impact_model]
+        return {"restitution": None if ode["captured"] else ode["restitution"],
+                "duration": None if ode["captured"] else ode["duration"],
+                "source": f"spec-000 normal force ({what}) restated from the spec, 1-DOF equation of motion "
+                          "(SciPy DOP853)"}
+
+
+def _spec_hysteresis_factor(impact_model: int, e: float) -> float:
+    """``lambda v_- / k_c`` of spec 000 for impact models 1 and 2 (0 for model 0), restated from the
+    spec's formulas for the validation battery's references (independently of :func:`impact_factor`,
+    which the law's pair table uses): Hunt-Crossley ``3/2 (e - 1)``; Carvalho-Martins
+    ``3/2 (e - 1)(11 - e)/(1 + 9 e)`` for ``e > 1/3``, Gonthier et al. ``(e^2 - 1)/e`` otherwise."""
+    if impact_model == 1:
+        return 1.5 * (e - 1.0)
+    if impact_model == 2:
+        return 1.5 * (e - 1.0) * (11.0 - e) / (1.0 + 9.0 * e) if e > 1.0 / 3.0 else (e * e - 1.0) / e
+    return 0.0
 
 
 def reference_law(geometry: dict, params, hist, dt):

@@ -1,6 +1,8 @@
 """Ready-made instances of the built-in contact models, for ``contactlab validate`` and the docs.
 
-Each is a physically sensible choice for the battery's default bodies (glass-like spheres of 1 mm
+They are the ``examples()`` of the registered model classes (:data:`contactlab.laws.registry.MODELS`,
+each defined in its law file) whose ``validation_battery`` is true, by name in :data:`MODELS` and as
+attributes of this module (``hertz_mindlin``, ``luding``, ...).  Each is a physically sensible choice for the battery's default bodies (glass-like spheres of 1 mm
 radius, E = 10 MPa, 2500 kg/m^3, see :data:`contactlab.probe.DEFAULT_PROBE_MATERIAL`): overlaps of
 0.1-5 % of the radius at impact speeds of a few cm/s to about 1 m/s.
 
@@ -19,61 +21,21 @@ import sys
 import time
 from pathlib import Path
 
-from ..models import HertzMindlin, Ice, LinearSpringDashpot, Luding, ParallelBond, SphereSphereContact
+from ..laws import registry
+from .battery import validate
 
-__all__ = ["hertz_mindlin", "linear_spring_dashpot", "sphere_sphere_contact_edinburgh",
-           "sphere_sphere_contact_hunt_crossley", "sphere_sphere_contact_gonthier", "luding", "ice", "parallel_bond",
-           "MODELS", "main"]
+#: name -> instance, in the order of the docs: the ``examples()`` of every registered model class
+#: validated by the battery (``validation_battery``; not the roll and volume laws, which have their
+#: own validation tests), each also an attribute of this module
+MODELS = {name: instance for cls in registry.MODELS.values() if cls.validation_battery
+          for name, instance in cls.examples().items()}
 
-#: Hertz-Mindlin, the brief's standard: e = 0.5, mu = 0.5
-hertz_mindlin = HertzMindlin(restitution=0.5, friction=0.5)
+_SHADOWED = sorted(set(MODELS) & set(globals()))
+if _SHADOWED:
+    raise RuntimeError(f"example model names {_SHADOWED} would shadow names of {__name__}")
+globals().update(MODELS)
 
-#: Linear spring-dashpot with the stiffness of the test suite (contact time ~0.2 ms for 1 mm glass)
-linear_spring_dashpot = LinearSpringDashpot(stiffness=2e3, restitution=0.5, friction=0.5)
-
-#: Spec 000, impact model 0: the Edinburgh elasto-plastic adhesive model (k_2 = 2 k_c, linear adhesion);
-#: friction regularised below 1 cm/s
-sphere_sphere_contact_edinburgh = SphereSphereContact(contact_stiffness=2e3, impact_model=0,
-                                                      contact_plasticity_ratio=0.5, adhesion_coefficient=400.0,
-                                                      dynamic_friction=0.4, friction_proportional_zone=0.01)
-
-#: Spec 000, impact model 1: Hunt-Crossley on a Hertzian spring (k_c ~ 4/3 E* sqrt(R) of the glass); the
-#: impact velocity in the damping at least 5 cm/s (without a floor a contact that starts slowly is damped
-#: without bound)
-sphere_sphere_contact_hunt_crossley = SphereSphereContact(contact_stiffness=2e5, contact_stiffness_exponent=1.5,
-                                                          impact_model=1, restitution_coefficient=0.7,
-                                                          minimum_impact_velocity=0.05, dynamic_friction=0.3,
-                                                          friction_proportional_zone=0.01)
-
-#: Spec 000, impact model 2: Carvalho-Martins (e > 1/3) on a Hertzian spring
-sphere_sphere_contact_gonthier = SphereSphereContact(contact_stiffness=2e5, contact_stiffness_exponent=1.5,
-                                                     impact_model=2, restitution_coefficient=0.5,
-                                                     minimum_impact_velocity=0.05, dynamic_friction=0.3,
-                                                     friction_proportional_zone=0.01)
-
-#: Luding (spec 001): plastic and adhesive, with a small normal viscosity and rolling/twisting springs
-luding = Luding(k1_div_kn=0.5, ka_div_kn=0.2, delta_lim_rel=0.1, visc_n=0.05, visc_t=0.0, visc_r=1e-8, visc_w=1e-8,
-                tan_phi=0.5, stat_r=0.4, stat_w=0.3, dyn_div_stat=0.7)
-
-#: Ice (spec 002) with its defaults (stiffness from Young's modulus)
-ice = Ice()
-
-#: Parallel bonds (Potyondy-Cundall) over the linear spring-dashpot; bond normal stiffness k_n A ~ 30 x the
-#: contact's, strengths of a weak cement (1 MPa)
-parallel_bond = ParallelBond(normal_stiffness=2e10, shear_stiffness=8e9, tensile_strength=1e6, shear_strength=1e6,
-                             contact=LinearSpringDashpot(stiffness=2e3, restitution=0.5, friction=0.5))
-
-#: name -> instance, in the order of the docs
-MODELS = {
-    "hertz_mindlin": hertz_mindlin,
-    "linear_spring_dashpot": linear_spring_dashpot,
-    "sphere_sphere_contact_edinburgh": sphere_sphere_contact_edinburgh,
-    "sphere_sphere_contact_hunt_crossley": sphere_sphere_contact_hunt_crossley,
-    "sphere_sphere_contact_gonthier": sphere_sphere_contact_gonthier,
-    "luding": luding,
-    "ice": ice,
-    "parallel_bond": parallel_bond,
-}
+__all__ = list(MODELS) + ["MODELS", "main"]
 
 
 def _index(out: Path, results: dict) -> None:
@@ -101,8 +63,6 @@ def _index(out: Path, results: dict) -> None:
 
 def main(argv=None) -> int:
     """Regenerate the validation report of every built-in model (or of the ones named)."""
-    from .battery import validate
-
     p = argparse.ArgumentParser(prog="python -m contactlab.validation.builtin",
                                 description="Validation reports of the built-in contact models.")
     p.add_argument("names", nargs="*", help=f"models to validate (default all: {', '.join(MODELS)})")

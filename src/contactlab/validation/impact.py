@@ -12,6 +12,7 @@ import numpy as np
 
 from ..materials import Material
 from ..scene import Scene
+from ..simulation import Simulation
 
 __all__ = ["normal_impact", "oblique_wall_impact"]
 
@@ -31,8 +32,6 @@ def normal_impact(model, material: Material, radius: float, speed: float, *, wal
     ``max_overlap`` (m), ``max_force`` (N, normal), ``duration`` (s, between the zero crossings of
     the gap, interpolated), ``dt`` (s), ``simulation`` (the finished Simulation).
     """
-    from ..simulation import Simulation
-
     gap0 = 1e-4 * radius
 
     def build():
@@ -109,8 +108,6 @@ def oblique_wall_impact(model, material: Material, radius: float, normal_speed: 
     Returns a dict: ``velocity`` (3,), ``angular_velocity`` (3,), ``restitution`` (normal),
     ``simulation``.
     """
-    from ..simulation import Simulation
-
     scene = Scene(gravity=(0.0, 0.0, 0.0))
     scene.add_sphere(position=(0.0, 0.0, radius * (1 + 1e-4)), radius=radius, material=material,
                      velocity=(tangential_speed, 0.0, -normal_speed), angular_velocity=(0.0, spin, 0.0))
@@ -123,6 +120,3 @@ def oblique_wall_impact(model, material: Material, radius: float, normal_speed: 
             raise RuntimeError("the impact did not end within 100 radii of travel")
     return {"velocity": sim.velocities[0], "angular_velocity": sim.angular_velocities[0],
             "restitution": sim.velocities[0, 2] / normal_speed, "simulation": sim}
-
-
-_ = math

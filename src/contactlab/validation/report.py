@@ -1,4 +1,4 @@
-"""Write a :class:`~contactlab.validation.battery.ValidationReport` to disk.
+"""Write a :class:`~contactlab.validation.results.ValidationReport` to disk.
 
 ``report.html`` is self-contained (the figures are embedded as base64 PNG data URIs, no external
 style or script); the same figures are written next to it as ``<name>.png``, and ``summary.json``
@@ -14,6 +14,10 @@ import io
 import json
 import math
 from pathlib import Path
+
+import numpy as np
+
+from .formatting import fmt
 
 __all__ = ["write_report", "render_figure"]
 
@@ -41,8 +45,6 @@ def _plt():
 
 def render_figure(spec: dict) -> bytes:
     """PNG bytes of one figure spec (``title`` and ``panels``, each with ``series`` of ``x``/``y``)."""
-    import numpy as np
-
     plt = _plt()
     from matplotlib.ticker import NullFormatter
 
@@ -104,11 +106,9 @@ def _small_png(png: bytes) -> bytes:
 
 
 def _value(c) -> str:
-    from .battery import _fmt
-
     if c.value is None:
         return ""
-    return f"{_fmt(c.value)} {html.escape(c.unit)}".strip()
+    return f"{fmt(c.value)} {html.escape(c.unit)}".strip()
 
 
 def write_report(report, out_dir) -> Path:
