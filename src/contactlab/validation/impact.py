@@ -6,7 +6,6 @@ used by the validation tests and by anyone who wants to check a model by hand.
 """
 from __future__ import annotations
 
-import math
 
 import numpy as np
 
