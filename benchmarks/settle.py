@@ -93,7 +93,7 @@ def run_phases(n: int, threads: int) -> dict:
     arrays = sum(a.nbytes for a in dense.state.arrays().values())
     arrays += sum(getattr(dense.model, k).nbytes for k in ("radius", "mass", "inv_mass", "inertia", "inv_inertia",
                                                             "material", "fixed"))
-    arrays += dense.table.nbytes + dense._vel_pred.nbytes + dense._angvel_pred.nbytes
+    arrays += dense.stepper.nbytes   # the contact table and the run arrays
     res["memory_bytes_per_particle"] = arrays / n
     res["peak_rss_mb"] = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024
     return res
