@@ -4,9 +4,9 @@ A law registered in :mod:`contactlab.laws.registry` gets these tests by existing
 reference instances (``examples()``) is run through the engine's compiled code (the ``probe``
 kernel of its cached kernel module, the same law call as in a simulation) and through its plain
 NumPy twin (``reference_law``, written independently; for a composite of slot laws the same
-composition as plain Python) on one sequence of contact geometries: the overlap rising and falling
-through zero (contacts that form, slide, stick, part and form again), a turning normal, random
-relative velocities and increments.  The history each returns is handed to the next step, so a
+composition as plain Python) on one sequence of contact geometries (tests/test_laws.py's): the
+overlap rising and falling through zero (contacts that form, slide, stick, part and form again), a
+turning normal, random relative velocities and increments.  The history each returns is handed to the next step, so a
 twin that drifts from the compiled law anywhere along the way fails.  Bonded laws start bonded.
 """
 from __future__ import annotations
@@ -23,6 +23,8 @@ from contactlab.geometry.lens import sphere_sphere_lens
 from contactlab.geometry.record import GEOMETRY_FIELDS
 from contactlab.laws.registry import MODELS
 from contactlab.probe import DEFAULT_PROBE_MATERIAL
+
+from test_laws import _random_geometries
 
 RADIUS = 1e-3
 #: record fields in the order the probe kernel takes its columns (the last field is not a column)
@@ -46,30 +48,15 @@ def test_every_registered_law_declares_itself():
             assert model.has_bonds == cls.declares_bonds()
 
 
-def _geometries(rng, steps: int, mass: float):
-    """A smooth contact history: the overlap swings from 4 % of the radius to a gap of 1 % twice,
-    the normal turns by about 45 degrees, velocities and spins are random at every step."""
-    t = np.linspace(0.0, 1.0, steps)
-    overlap = RADIUS * (0.015 + 0.025 * np.sin(2.0 * np.pi * (2.0 * t + rng.uniform())))
-    axis = rng.normal(size=3)
-    axis /= np.linalg.norm(axis)
-    out = {name: [] for name in _COLUMNS}
-    for k in range(steps):
-        ang = 0.8 * t[k]
-        n = np.array([math.sin(ang) * axis[0], math.cos(ang), math.sin(ang) * axis[2]])
-        n /= np.linalg.norm(n)
-        v = rng.normal(scale=0.05, size=3)
-        w = rng.normal(scale=20.0, size=3)
-        d = float(overlap[k])
-        volume, area = sphere_sphere_lens.py_func(RADIUS, RADIUS, 2.0 * RADIUS - d) if d > 0.0 else (0.0, 0.0)
-        row = dict(normal=n, overlap=d, contact_point=rng.normal(scale=RADIUS, size=3),
-                   branch_i=(RADIUS - 0.5 * d) * n, branch_j=-(RADIUS - 0.5 * d) * n, rel_velocity=v,
-                   rel_angular_velocity=w, rel_displacement=v * 1e-5, rel_rotation=w * 1e-5, radius_i=RADIUS,
-                   radius_j=RADIUS, radius=0.5 * RADIUS, mass=0.5 * mass,
-                   pair_rotation=rng.normal(scale=20.0, size=3) * 1e-5, contact_area=area, contact_volume=volume)
-        for name in _COLUMNS:
-            out[name].append(row[name])
-    return {name: np.ascontiguousarray(np.array(values, dtype=float)) for name, values in out.items()}
+def _geometries(rng, steps: int):
+    """The smooth random contact history of tests/test_laws.py (the overlap swinging through zero,
+    a turning normal, random velocities and spins), with the overlap's lens area and volume (the
+    contact-volume law reads them), as the probe kernel's columns."""
+    rows = list(_random_geometries(rng, steps, RADIUS))
+    for g in rows:
+        d, r_i, r_j = g["overlap"], g["radius_i"], g["radius_j"]
+        g["contact_volume"], g["contact_area"] = sphere_sphere_lens.py_func(r_i, r_j, r_i + r_j - d) if d > 0 else (0.0, 0.0)
+    return {name: np.ascontiguousarray(np.array([g[name] for g in rows], dtype=float)) for name in _COLUMNS}
 
 
 def _start(model, params):
@@ -87,9 +74,8 @@ def test_compiled_law_equals_its_numpy_twin(model):
     rng = np.random.default_rng(20261125)
     material = DEFAULT_PROBE_MATERIAL
     params = np.ascontiguousarray(model.pair_table((material,))[0, 0], dtype=float)
-    mass = 4.0 / 3.0 * math.pi * RADIUS**3 * material.density
     steps, dt = 400, 1e-5
-    g = _geometries(rng, steps, mass)
+    g = _geometries(rng, steps)
     size, terms = model.history_size, model.dissipation_terms
     start = _start(model, params)
     hist0 = np.zeros((1, size + max(len(terms), 1)))

@@ -13,7 +13,6 @@ import numpy as np
 
 from .engine import layout
 from .geometry.rotation import rotation_matrices, rotation_matrix
-from .geometry.shapes import ROLL
 
 __all__ = ["pair_data", "contacts", "contact", "n_contacts", "wall_forces", "mesh_forces", "mesh_torques",
            "mesh_triangles", "energy", "linear_momentum", "angular_momentum", "spin_momenta", "summary",
@@ -152,31 +151,30 @@ def n_contacts(table) -> int:
     return int(np.count_nonzero(table.status[: table.n_pairs] == layout.ACTIVE))
 
 
+def _summed(c: dict, key: str, n: int, values: np.ndarray) -> np.ndarray:
+    """(n, 3) sums of ``values`` (per contact) over the contacts whose ``c[key]`` is each index."""
+    out = np.zeros((n, 3))
+    mask = c[key] >= 0
+    np.add.at(out, c[key][mask], values[mask])
+    return out
+
+
 def wall_forces(model, state, table, law) -> np.ndarray:
     """(W, 3) total force exerted by the bodies on each wall, N."""
     c = contacts(model, state, table, law)
-    out = np.zeros((model.n_walls, 3))
-    mask = c["wall"] >= 0
-    np.add.at(out, c["wall"][mask], -c["force"][mask])
-    return out
+    return _summed(c, "wall", model.n_walls, -c["force"])
 
 
 def mesh_forces(model, state, table, law) -> np.ndarray:
     """(Mm, 3) total force exerted by the bodies on each mesh wall, N."""
     c = contacts(model, state, table, law)
-    out = np.zeros((model.n_meshes, 3))
-    mask = c["mesh"] >= 0
-    np.add.at(out, c["mesh"][mask], -c["force"][mask])
-    return out
+    return _summed(c, "mesh", model.n_meshes, -c["force"])
 
 
 def mesh_torques(model, state, table, law) -> np.ndarray:
     """(Mm, 3) total torque exerted by the bodies on each mesh wall about its reference point, N m."""
     c = contacts(model, state, table, law)
-    out = np.zeros((model.n_meshes, 3))
-    mask = c["mesh"] >= 0
-    np.add.at(out, c["mesh"][mask], c["torque_j"][mask])
-    return out
+    return _summed(c, "mesh", model.n_meshes, c["torque_j"])
 
 
 def mesh_triangles(model, state, mesh: int | None = None) -> np.ndarray:
@@ -260,12 +258,10 @@ def summary(model, state, table, law, local_damping: float, dt, wall_seconds: fl
 
 
 def convex_roll_output(model, state, table, law, body: int) -> dict[str, np.ndarray]:
-    """Spec 003's outputs for the contacts of the convex roll ``body`` (see
-    :meth:`contactlab.Simulation.convex_roll_output`); ``ValueError`` if it is not a roll."""
+    """Spec 003's outputs for the contacts of the convex roll ``body`` (a body of kind ROLL, see
+    :meth:`contactlab.Simulation.convex_roll_output`)."""
     m, s = model, state
     b = int(body)
-    if m.shape_kind[b] != ROLL:
-        raise ValueError(f"body {b} is not a convex roll")
     c = contacts(model, state, table, law)
     rows = np.flatnonzero((c["i"] == b) | (c["j"] == b))
     sign = np.where(c["i"][rows] == b, 1.0, -1.0)[:, None]
