@@ -157,6 +157,8 @@ def _generated_source(law_module: str, debug: bool = False, shapes=False) -> tup
         _replace_marked(lines, _SHAPES_MARK, [f"from {dispatch_module(shapes)} import body_pair, body_triangle, "
                                               f"body_wall, select_triangles  # the scene's narrow phases\n"])
     _integrate_import(lines, debug)
+    spheres_only = shapes is False or shapes is None
+    _replace_marked(lines, "# @@SPHERES_ONLY@@", [f"SPHERES_ONLY = {spheres_only}  # spheres and plane walls only\n"])
     load = [k for k, line in enumerate(lines) if _LOAD_MARK in line]
     store = [k for k, line in enumerate(lines) if _STORE_MARK in line]
     if len(load) != 1 or not store or store != list(range(store[0], store[-1] + 1)):

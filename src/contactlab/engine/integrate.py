@@ -26,7 +26,8 @@ from contactlab.engine.layout import (FLAG_FAST, FLAG_REBUILD, FLAG_STATE_NAN, N
                                       OWN_BOUNDARY, OWN_DISSIPATION, OWN_FORCE, OWN_TORQUE)
 from contactlab.geometry.rotation import quat_matrix
 
-__all__ = ["kick_drift", "kick_drift_range", "reduce_kick", "reduce_kick_range", "move_walls", "move_meshes", "block_size",
+__all__ = ["kick_drift", "kick_drift_range", "reduce_kick", "reduce_kick_range", "kick_drift_block",
+           "reduce_kick_block", "kick_drift_range_spheres", "reduce_kick_range_spheres", "move_walls", "move_meshes", "block_size",
            "rotate_quaternion"]
 
 
@@ -96,6 +97,8 @@ def _inertia_apply(q, d, w):
 def _rigid_kick(p, h, torque, angvel, quat, rigid):
     """``omega += h I^-1 torque`` for a body with a full inertia tensor (through its angular
     momentum, which a torque changes directly; the tensor is diagonal in the body frame)."""
+    if rigid is None:  # spheres only (never called then; the branch is removed at compile time)
+        return
     shape_kind, inertia_p, inv_inertia_p = rigid
     q = (quat[p, 0], quat[p, 1], quat[p, 2], quat[p, 3])
     ip = (inertia_p[p, 0], inertia_p[p, 1], inertia_p[p, 2])
@@ -117,6 +120,8 @@ def _rigid_rotate(p, dt, torque, angvel, angvel_pred, quat, rigid):
     rule, second order, exact for a torque-free sphere-like body), after which the angular
     velocity is that of ``L`` at the new orientation, and the prediction for the force time adds
     the second half kick of the last torque."""
+    if rigid is None:  # spheres only (never called then; the branch is removed at compile time)
+        return
     shape_kind, inertia_p, inv_inertia_p = rigid
     h = 0.5 * dt
     q = (quat[p, 0], quat[p, 1], quat[p, 2], quat[p, 3])
@@ -138,6 +143,18 @@ def _rigid_rotate(p, dt, torque, angvel, angvel_pred, quat, rigid):
 
 
 @jit
+def _full_tensor(rigid, p, ii):
+    """Whether body ``p`` turns with a full inertia tensor.  ``rigid`` is None for a scene of
+    spheres only: Numba then removes the rigid-body branches before compiling.  (Compiled in, even
+    never taken, they made Numba keep an atomic reference-count increment and decrement on every
+    array argument of the per-body loops at every call: ~300 ns per step, half of a two-body step,
+    benchmarks/README.md, issue 16.)"""
+    if rigid is None:
+        return False
+    return rigid[0][p] != 0 and ii > 0.0
+
+
+@jit
 def _kick_drift_one(p, dt, pos, vel, angvel, quat, force, torque, inv_mass, inv_inertia, vel_pred, angvel_pred,
                     ref_pos, half_skin, flags, rigid):
     """First half of a step for body p: half kick, drift, rotation, velocity prediction; flag a
@@ -146,7 +163,7 @@ def _kick_drift_one(p, dt, pos, vel, angvel, quat, force, torque, inv_mass, inv_
     h = 0.5 * dt
     im = inv_mass[p]
     ii = inv_inertia[p]
-    full_tensor = rigid[0][p] != 0 and ii > 0.0
+    full_tensor = _full_tensor(rigid, p, ii)
     sx = 0.0
     for d in range(3):
         a = force[p, d] * im
@@ -180,15 +197,44 @@ def _kick_drift_one(p, dt, pos, vel, angvel, quat, force, torque, inv_mass, inv_
             flags[FLAG_FAST] = 1
 
 
-@kernel
-def kick_drift_range(p0, p1, dt, pos, vel, angvel, quat, force, torque, inv_mass, inv_inertia, vel_pred,
+@jit
+def _kick_drift_loop(p0, p1, dt, pos, vel, angvel, quat, force, torque, inv_mass, inv_inertia, vel_pred,
                      angvel_pred, ref_pos, half_skin, flags, rigid):
-    """:func:`kick_drift` for bodies ``p0 <= p < p1``, serially (one block of the parallel loop, or
-    the whole step of a small scene)."""
+    """The loop of :func:`kick_drift_range` (``rigid`` None: spheres only)."""
     for p in range(p0, p1):
         _kick_drift_one(p, dt, pos, vel, angvel, quat, force, torque, inv_mass, inv_inertia, vel_pred,
                         angvel_pred, ref_pos, half_skin, flags, rigid)
 
+
+
+@kernel
+def kick_drift_range(p0, p1, dt, pos, vel, angvel, quat, force, torque, inv_mass, inv_inertia, vel_pred, angvel_pred, ref_pos, half_skin,
+                     flags, rigid):
+    """:func:`kick_drift` for bodies ``p0 <= p < p1``, serially (one block of the parallel loop, or
+    the whole step of a small scene), in a scene with bodies of full inertia tensors."""
+    _kick_drift_loop(p0, p1, dt, pos, vel, angvel, quat, force, torque, inv_mass, inv_inertia, vel_pred, angvel_pred, ref_pos, half_skin,
+                     flags, rigid)
+
+
+@kernel
+def kick_drift_range_spheres(p0, p1, dt, pos, vel, angvel, quat, force, torque, inv_mass, inv_inertia, vel_pred, angvel_pred, ref_pos, half_skin,
+                             flags):
+    """:func:`kick_drift_range` for a scene of spheres only (its rigid-body branches compiled away)."""
+    _kick_drift_loop(p0, p1, dt, pos, vel, angvel, quat, force, torque, inv_mass, inv_inertia, vel_pred, angvel_pred, ref_pos, half_skin,
+                     flags, None)
+
+
+@jit(inline="never")
+def kick_drift_block(p0, p1, dt, pos, vel, angvel, quat, force, torque, inv_mass, inv_inertia, vel_pred, angvel_pred, ref_pos, half_skin,
+                     flags, rigid):
+    """:func:`kick_drift_range`, or its spheres-only twin when ``rigid`` is None (the branch not taken
+    is removed at compile time: each stays compiled for one signature)."""
+    if rigid is None:
+        kick_drift_range_spheres(p0, p1, dt, pos, vel, angvel, quat, force, torque, inv_mass, inv_inertia, vel_pred, angvel_pred, ref_pos, half_skin,
+                                 flags)
+    else:
+        kick_drift_range(p0, p1, dt, pos, vel, angvel, quat, force, torque, inv_mass, inv_inertia, vel_pred, angvel_pred, ref_pos, half_skin,
+                         flags, rigid)
 
 @pkernel
 def kick_drift(dt, pos, vel, angvel, quat, force, torque, inv_mass, inv_inertia, vel_pred, angvel_pred, ref_pos,
@@ -197,7 +243,7 @@ def kick_drift(dt, pos, vel, angvel, quat, force, torque, inv_mass, inv_inertia,
     n = pos.shape[0]
     b = block_size(n, n_blocks)
     for c in prange((n + b - 1) // b):
-        kick_drift_range(c * b, min((c + 1) * b, n), dt, pos, vel, angvel, quat, force, torque,
+        kick_drift_block(c * b, min((c + 1) * b, n), dt, pos, vel, angvel, quat, force, torque,
                          inv_mass, inv_inertia, vel_pred, angvel_pred, ref_pos, half_skin, flags, rigid)
 
 
@@ -206,13 +252,12 @@ def _sign(x):
     return 1.0 if x > 0.0 else (-1.0 if x < 0.0 else 0.0)
 
 
-@kernel
-def reduce_kick_range(p0, p1, j_start, j_pairs, out, owner, mass, inv_mass, inv_inertia, gravity, pos, vel,
+@jit
+def _reduce_kick_loop(p0, p1, j_start, j_pairs, out, owner, mass, inv_mass, inv_inertia, gravity, pos, vel,
                       angvel, quat, force, torque, vel_pred, angvel_pred, dissipated, diss_terms, boundary_work,
                       ref_pos, kick_dt, drift_dt, half_skin, flags, local_damping, damping_work, damping_force,
                       rigid):
-    """:func:`reduce_kick` for bodies ``p0 <= p < p1``, serially (one block of the parallel loop,
-    or the whole step of a small scene)."""
+    """The loop of :func:`reduce_kick_range` (``rigid`` None: spheres only)."""
     h = 0.5 * kick_dt
     for p in range(p0, p1):
         im = inv_mass[p]
@@ -276,7 +321,7 @@ def reduce_kick_range(p0, p1, j_start, j_pairs, out, owner, mass, inv_mass, inv_
         vel[p, 0] = vx
         vel[p, 1] = vy
         vel[p, 2] = vz
-        if rigid[0][p] != 0 and ii > 0.0:
+        if _full_tensor(rigid, p, ii):
             _rigid_kick(p, h, torque, angvel, quat, rigid)
         else:
             angvel[p, 0] += h * tx * ii
@@ -293,6 +338,43 @@ def reduce_kick_range(p0, p1, j_start, j_pairs, out, owner, mass, inv_mass, inv_
                             angvel_pred, ref_pos, half_skin, flags, rigid)
 
 
+
+@kernel
+def reduce_kick_range(p0, p1, j_start, j_pairs, out, owner, mass, inv_mass, inv_inertia, gravity, pos, vel, angvel, quat, force, torque,
+                      vel_pred, angvel_pred, dissipated, diss_terms, boundary_work, ref_pos, kick_dt, drift_dt,
+                      half_skin, flags, local_damping, damping_work, damping_force, rigid):
+    """:func:`reduce_kick` for bodies ``p0 <= p < p1``, serially (one block of the parallel loop,
+    or the whole step of a small scene), in a scene with bodies of full inertia tensors."""
+    _reduce_kick_loop(p0, p1, j_start, j_pairs, out, owner, mass, inv_mass, inv_inertia, gravity, pos, vel, angvel, quat, force, torque,
+                      vel_pred, angvel_pred, dissipated, diss_terms, boundary_work, ref_pos, kick_dt, drift_dt,
+                      half_skin, flags, local_damping, damping_work, damping_force, rigid)
+
+
+@kernel
+def reduce_kick_range_spheres(p0, p1, j_start, j_pairs, out, owner, mass, inv_mass, inv_inertia, gravity, pos, vel, angvel, quat, force, torque,
+                              vel_pred, angvel_pred, dissipated, diss_terms, boundary_work, ref_pos, kick_dt,
+                              drift_dt, half_skin, flags, local_damping, damping_work, damping_force):
+    """:func:`reduce_kick_range` for a scene of spheres only (its rigid-body branches compiled away)."""
+    _reduce_kick_loop(p0, p1, j_start, j_pairs, out, owner, mass, inv_mass, inv_inertia, gravity, pos, vel, angvel, quat, force, torque,
+                      vel_pred, angvel_pred, dissipated, diss_terms, boundary_work, ref_pos, kick_dt, drift_dt,
+                      half_skin, flags, local_damping, damping_work, damping_force, None)
+
+
+@jit(inline="never")
+def reduce_kick_block(p0, p1, j_start, j_pairs, out, owner, mass, inv_mass, inv_inertia, gravity, pos, vel, angvel, quat, force, torque,
+                      vel_pred, angvel_pred, dissipated, diss_terms, boundary_work, ref_pos, kick_dt, drift_dt,
+                      half_skin, flags, local_damping, damping_work, damping_force, rigid):
+    """:func:`reduce_kick_range`, or its spheres-only twin when ``rigid`` is None (see
+    :func:`kick_drift_block`)."""
+    if rigid is None:
+        reduce_kick_range_spheres(p0, p1, j_start, j_pairs, out, owner, mass, inv_mass, inv_inertia, gravity, pos, vel, angvel, quat, force, torque,
+                                  vel_pred, angvel_pred, dissipated, diss_terms, boundary_work, ref_pos, kick_dt,
+                                  drift_dt, half_skin, flags, local_damping, damping_work, damping_force)
+    else:
+        reduce_kick_range(p0, p1, j_start, j_pairs, out, owner, mass, inv_mass, inv_inertia, gravity, pos, vel, angvel, quat, force, torque,
+                          vel_pred, angvel_pred, dissipated, diss_terms, boundary_work, ref_pos, kick_dt, drift_dt,
+                          half_skin, flags, local_damping, damping_work, damping_force, rigid)
+
 @pkernel
 def reduce_kick(j_start, j_pairs, out, owner, mass, inv_mass, inv_inertia, gravity, pos, vel, angvel, quat,
                 force, torque, vel_pred, angvel_pred, dissipated, diss_terms, boundary_work, ref_pos, kick_dt,
@@ -308,7 +390,7 @@ def reduce_kick(j_start, j_pairs, out, owner, mass, inv_mass, inv_inertia, gravi
     n = pos.shape[0]
     b = block_size(n, n_blocks)
     for c in prange((n + b - 1) // b):
-        reduce_kick_range(c * b, min((c + 1) * b, n), j_start, j_pairs, out, owner, mass, inv_mass,
+        reduce_kick_block(c * b, min((c + 1) * b, n), j_start, j_pairs, out, owner, mass, inv_mass,
                           inv_inertia, gravity, pos, vel, angvel, quat, force, torque, vel_pred, angvel_pred,
                           dissipated, diss_terms, boundary_work, ref_pos, kick_dt, drift_dt, half_skin, flags,
                           local_damping, damping_work, damping_force, rigid)

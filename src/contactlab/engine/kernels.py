@@ -54,11 +54,15 @@ from contactlab.geometry.dispatch import body_pair, body_triangle, body_wall, se
 from contactlab.laws.hertz_mindlin import law as LAW  # @@LAW_IMPORT@@
 LAW_RANGE = 0.0  # @@LAW_RANGE@@
 HIST_SIZE = 7  # @@HIST_SIZE@@
+SPHERES_ONLY = False  # @@SPHERES_ONLY@@ (True in the variant for scenes of spheres and plane walls only)
 from contactlab.vec import add, cross, dot, scale, sub
-from contactlab.engine.integrate import (block_size, kick_drift, kick_drift_range,  # @@INTEGRATE_IMPORT@@
-                                         move_meshes, move_walls, reduce_kick, reduce_kick_range)  # @@INTEGRATE_IMPORT@@
+from contactlab.engine.integrate import (block_size, kick_drift, kick_drift_block,  # @@INTEGRATE_IMPORT@@
+                                         kick_drift_range, move_meshes, move_walls,  # @@INTEGRATE_IMPORT@@
+                                         reduce_kick, reduce_kick_block, reduce_kick_range,  # @@INTEGRATE_IMPORT@@
+                                         reduce_kick_range_spheres)  # @@INTEGRATE_IMPORT@@
 
-__all__ = ["advance", "advance_parallel", "pair_forces", "kick_drift", "reduce_kick", "probe", "move_meshes"]
+__all__ = ["advance", "advance_parallel", "pair_forces", "kick_drift", "reduce_kick", "probe", "move_meshes",
+           "kick_drift_range", "reduce_kick_range"]  # the last two: the integrator's per-block kernels, re-exported
 
 
 @jit
@@ -363,18 +367,21 @@ def advance(n_steps, dt, resume, model, state, table, run, shapes):
         _pairs_chunk(first, n, i_start, pair_j, pos, vel, angvel, vel, angvel, radius, inv_mass, fixed, material,
                      wall_point, wall_normal, wall_vel, wall_material, pair_params, hist, out, status, owner,
                      boundary_power, 0.0, overlap_limit, flags, quat, bodies, meshes)
-        reduce_kick_range(first, n, j_start, j_pairs, out, owner, mass, inv_mass, inv_inertia, gravity, pos, vel,
+        reduce_kick_block(first, n, j_start, j_pairs, out, owner, mass, inv_mass, inv_inertia, gravity, pos, vel,
                           angvel, quat, force, torque, vel_pred, angvel_pred, dissipated, diss_terms, boundary_work,
                           ref_pos, 0.0, 0.0, half_skin, flags, local_damping, damping_work, damping_force, rigid)
         return 0, resume
     if n_steps == 0:
         return 0, resume
     shape_data = bodies[2]
+    # a call of move_meshes costs ~30 ns even with no mesh (its tuples of arrays): skip it then
+    moving = meshes[0].shape[0] > 0
     if not resume:
-        kick_drift_range(first, n, dt, pos, vel, angvel, quat, force, torque, inv_mass, inv_inertia, vel_pred,
+        kick_drift_block(first, n, dt, pos, vel, angvel, quat, force, torque, inv_mass, inv_inertia, vel_pred,
                          angvel_pred, ref_pos, half_skin, flags, rigid)
         move_walls(wall_point, wall_vel, wall_normal, wall_ref, dt, half_skin, flags)
-        move_meshes(dt, shape_data, meshes, motion, half_skin, flags)
+        if moving:
+            move_meshes(dt, shape_data, meshes, motion, half_skin, flags)
         if _raised(flags):
             return 0, True
     for s in range(n_steps):
@@ -383,13 +390,22 @@ def advance(n_steps, dt, resume, model, state, table, run, shapes):
                      boundary_power, dt, overlap_limit, flags, quat, bodies, meshes)
         # an overlap beyond the guard ends the call on a step boundary (a consistent state to diagnose)
         last = s == n_steps - 1 or flags[FLAG_OVERLAP] != 0 or flags[FLAG_STATE_NAN] != 0
-        reduce_kick_range(first, n, j_start, j_pairs, out, owner, mass, inv_mass, inv_inertia, gravity, pos, vel,
-                          angvel, quat, force, torque, vel_pred, angvel_pred, dissipated, diss_terms, boundary_work,
-                          ref_pos, dt, 0.0 if last else dt, half_skin, flags, local_damping, damping_work,
-                          damping_force, rigid)
+        if SPHERES_ONLY:
+            # the spheres-only kernel called directly: a call through reduce_kick_block costs ~70 ns
+            # (its array arguments' reference counts), a quarter of a two-body step
+            reduce_kick_range_spheres(first, n, j_start, j_pairs, out, owner, mass, inv_mass, inv_inertia, gravity,
+                                      pos, vel, angvel, quat, force, torque, vel_pred, angvel_pred, dissipated,
+                                      diss_terms, boundary_work, ref_pos, dt, 0.0 if last else dt, half_skin, flags,
+                                      local_damping, damping_work, damping_force)
+        else:
+            reduce_kick_block(first, n, j_start, j_pairs, out, owner, mass, inv_mass, inv_inertia, gravity, pos,
+                              vel, angvel, quat, force, torque, vel_pred, angvel_pred, dissipated, diss_terms,
+                              boundary_work, ref_pos, dt, 0.0 if last else dt, half_skin, flags, local_damping,
+                              damping_work, damping_force, rigid)
         if not last:
             move_walls(wall_point, wall_vel, wall_normal, wall_ref, dt, half_skin, flags)
-            move_meshes(dt, shape_data, meshes, motion, half_skin, flags)
+            if moving:
+                move_meshes(dt, shape_data, meshes, motion, half_skin, flags)
         if _raised(flags):
             return s + 1, not last
     return n_steps, False
@@ -416,11 +432,14 @@ def advance_parallel(n_steps, dt, resume, model, state, table, run, shapes):
     if n_steps == 0:
         return 0, resume
     shape_data = bodies[2]
+    # a call of move_meshes costs ~30 ns even with no mesh (its tuples of arrays): skip it then
+    moving = meshes[0].shape[0] > 0
     if not resume:
         kick_drift(dt, pos, vel, angvel, quat, force, torque, inv_mass, inv_inertia, vel_pred, angvel_pred,
                    ref_pos, half_skin, flags, n_blocks, rigid)
         move_walls(wall_point, wall_vel, wall_normal, wall_ref, dt, half_skin, flags)
-        move_meshes(dt, shape_data, meshes, motion, half_skin, flags)
+        if moving:
+            move_meshes(dt, shape_data, meshes, motion, half_skin, flags)
         if _raised(flags):
             return 0, True
     for s in range(n_steps):
@@ -434,7 +453,8 @@ def advance_parallel(n_steps, dt, resume, model, state, table, run, shapes):
                     0.0 if last else dt, half_skin, flags, n_blocks, local_damping, damping_work, damping_force, rigid)
         if not last:
             move_walls(wall_point, wall_vel, wall_normal, wall_ref, dt, half_skin, flags)
-            move_meshes(dt, shape_data, meshes, motion, half_skin, flags)
+            if moving:
+                move_meshes(dt, shape_data, meshes, motion, half_skin, flags)
         if _raised(flags):
             return s + 1, not last
     return n_steps, False

@@ -154,7 +154,7 @@ class Stepper:
         self.angvel_pred = np.zeros_like(state.angular_velocities)
         #: (N, N_OWN + D) per body: the owner's side of its contacts in the last evaluation
         self.owner = np.zeros((model.n_spheres, layout.N_OWN + n_terms))
-        #: (pairs, 8) per pair: the triangle selection's scratch (grown with the list)
+        #: (pairs, 8) per pair: the triangle selection's scratch (grown with the list; empty without meshes)
         self.scratch = np.zeros((0, 8))
         #: the narrow phases this scene's kernels carry (False: spheres and plane walls only)
         self.shape_features = shape_features(model.shape_kind, model.n_triangles, self.mode == 2)
@@ -243,12 +243,14 @@ class Stepper:
     def _shape_args(self):
         """The tuples the kernels take for shapes, rigid bodies and meshes (see kernels.advance)."""
         m, s, t = self.model, self.state, self.table
-        need = t.pair_i.shape[0]
+        # the triangle selection's scratch, per pair: only a scene with mesh walls needs it (64 B a pair)
+        need = t.pair_i.shape[0] if m.n_triangles else 0
         if self.scratch.shape[0] < need:
             self.scratch = np.zeros((need, 8))
         bodies = (m.shape_kind, m.shape_ref, s.shape_data, m.contact_radius, np.int64(self.geo_col),
                   np.int64(self.mode))
-        rigid = (m.shape_kind, m.principal_inertia, m.inv_principal_inertia)
+        # None for spheres only: the integrator's rigid-body branches then compile away
+        rigid = (m.shape_kind, m.principal_inertia, m.inv_principal_inertia) if self.shape_features else None
         meshes = (m.tri_ref, m.tri_mesh, s.mesh_positions, s.mesh_orientations, s.mesh_velocities,
                   s.mesh_angular_velocities, m.mesh_material, self.scratch)
         motion = (m.mesh_local, m.mesh_first, t.mesh_ref_pos, t.mesh_ref_quat, m.mesh_size)
