@@ -306,9 +306,8 @@ def main(argv=None) -> int:
         ratio = f"{r['particle_steps_per_s'] / o['particle_steps_per_s']:.2f}" if o else "-"
         print(f"| {key[0]} | {r['n']} | {key[2]} | {r['particle_steps_per_s']:.3g} | {lam} | {ratio} | "
               f"{2 * r['contacts'] / r['n']:.2f} | {r['bytes_per_sphere']:.0f} |")
-    serial = {k: v for k, v in results.items()}
     args.json.write_text(json.dumps({code: {"|".join(map(str, k)): v for k, v in rows.items()}
-                                     for code, rows in serial.items()}, indent=1))
+                                     for code, rows in results.items()}, indent=1))
     if args.plot:
         plot(results, args.plot)
         print(f"plot: {args.plot}")

@@ -351,7 +351,8 @@ def advance(n_steps, dt, resume, model, state, table, run, shapes):
       half_skin, overlap_limit, n_blocks, local_damping, flags)``;
     * ``shapes = (bodies, rigid, meshes, motion)``: ``bodies = (shape_kind, shape_ref, shape_data,
       contact_radius, geo_col, mode)`` (shapes), ``rigid = (shape_kind, principal_inertia,
-      inv_principal_inertia)`` (full inertia tensors), ``meshes = (tri_ref, tri_mesh, mesh_pos,
+      inv_principal_inertia)`` (full inertia tensors; None in a scene of spheres only, so that
+      the integrator's rigid-body branches compile away), ``meshes = (tri_ref, tri_mesh, mesh_pos,
       mesh_quat, mesh_vel, mesh_angvel, mesh_material, scratch)`` and ``motion`` (see
       :func:`move_meshes`), as the narrow phases and the integrator take them.
     """
