@@ -27,15 +27,21 @@ sys.path.insert(0, str(Path(__file__).resolve().parent))
 import lattice_scene as L  # noqa: E402
 
 
-def profile(n: int, threads: int, order: str = "lattice") -> dict:
+def profile(n: int, threads: int, order: str = "lattice", scene_kind: str = "lattice") -> dict:
     import contactlab as cl
     from contactlab._jit import n_blocks
 
-    pos = L.layout(n)["positions"]
+    import scale
+
+    inp = scale.scene_input(scene_kind, n)
+    pos = inp["positions"]
     if order == "random":
         pos = pos[np.random.default_rng(0).permutation(len(pos))]
-    scene, model, _ = L.build_scene(n, positions=pos)
-    sim = cl.Simulation(scene, model, dt=L.DT, threads=threads)
+    if scene_kind == "lattice":
+        scene, model, _ = L.build_scene(n, positions=pos)
+    else:
+        scene, model = scale.build(dict(inp, positions=pos))
+    sim = cl.Simulation(scene, model, dt=inp["dt"], threads=threads)
     big = len(pos)
     sim.run(steps=20)
     st, t, k = sim.stepper, sim.table, sim.stepper.kernels
@@ -59,9 +65,9 @@ def profile(n: int, threads: int, order: str = "lattice") -> dict:
                       t.status, st.owner, boundary_power, 0.0, st.max_overlap, st.flags, blocks, quat, bodies, meshes)
 
     def reduction():
-        k.reduce_kick(t.j_start, t.j_pairs, t.out, st.owner, mass, inv_mass, inv_inertia, gravity, pos_, vel, angvel,
+        k.reduce_kick(t.j_start, t.j_pairs, t.out, t.status, st.owner, mass, inv_mass, inv_inertia, gravity, pos_, vel, angvel,
                       quat, force, torque, st.vel_pred, st.angvel_pred, dissipated, diss_terms, boundary_work,
-                      t.ref_pos, 0.0, 0.0, half, st.flags, blocks, st.local_damping, damping_work, damping_force,
+                      t.ref_pos, 0.0, 0.0, half, st.flags, blocks, (st.local_damping, damping_work, damping_force),
                       rigid)
 
     def kick_drift():
@@ -88,13 +94,15 @@ def main(argv=None) -> int:
     ap.add_argument("--n", type=int, nargs="+", default=[10_000, 100_000])
     ap.add_argument("--threads", type=int, nargs="+", default=[1, 2])
     ap.add_argument("--order", choices=("lattice", "random"), default="lattice")
+    ap.add_argument("--scene", choices=("lattice", "packing", "falling"), default="lattice",
+                    help="a scene of scale.py (default: the dense lattice)")
     args = ap.parse_args(argv)
     print("| N | threads | step, us | pair pass | reduction | kick-drift | rest (Python, fusion) | rebuild, ms "
           "| rebuilds/1000 steps | p-steps/s | stepper B/sphere |")
     print("|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|")
     for n in args.n:
         for th in args.threads:
-            r = profile(n, th, args.order)
+            r = profile(n, th, args.order, args.scene)
             rest = r["step_us"] - r["pair_pass_us"] - r["reduction_us"] - r["kick_drift_us"]
             print(f"| {r['n']} | {th} | {r['step_us']:.0f} | {r['pair_pass_us']:.0f} | {r['reduction_us']:.0f} | "
                   f"{r['kick_drift_us']:.0f} | {rest:.0f} | {r['rebuild_ms']:.1f} | {r['rebuilds_per_1000_steps']:.1f} "

@@ -22,7 +22,7 @@ import math
 from numba import prange
 
 from contactlab._jit import jit, kernel, pkernel
-from contactlab.engine.layout import (FLAG_FAST, FLAG_REBUILD, FLAG_STATE_NAN, N_OWN, OUT_FORCE, OUT_TORQUE_J,
+from contactlab.engine.layout import (ACTIVE, FLAG_FAST, FLAG_REBUILD, FLAG_STATE_NAN, N_OWN, OUT_FORCE, OUT_TORQUE_J,
                                       OWN_BOUNDARY, OWN_DISSIPATION, OWN_FORCE, OWN_TORQUE)
 from contactlab.geometry.rotation import quat_matrix
 
@@ -253,11 +253,12 @@ def _sign(x):
 
 
 @jit
-def _reduce_kick_loop(p0, p1, j_start, j_pairs, out, owner, mass, inv_mass, inv_inertia, gravity, pos, vel,
+def _reduce_kick_loop(p0, p1, j_start, j_pairs, out, status, owner, mass, inv_mass, inv_inertia, gravity, pos, vel,
                       angvel, quat, force, torque, vel_pred, angvel_pred, dissipated, diss_terms, boundary_work,
-                      ref_pos, kick_dt, drift_dt, half_skin, flags, local_damping, damping_work, damping_force,
+                      ref_pos, kick_dt, drift_dt, half_skin, flags, damping,
                       rigid):
     """The loop of :func:`reduce_kick_range` (``rigid`` None: spheres only)."""
+    local_damping, damping_work, damping_force = damping
     h = 0.5 * kick_dt
     for p in range(p0, p1):
         im = inv_mass[p]
@@ -271,9 +272,13 @@ def _reduce_kick_loop(p0, p1, j_start, j_pairs, out, owner, mass, inv_mass, inv_
         tx = owner[p, OWN_TORQUE]
         ty = owner[p, OWN_TORQUE + 1]
         tz = owner[p, OWN_TORQUE + 2]
-        # inactive pairs have zero outputs: adding them is cheaper than testing their status
+        # only active contacts exert a force (the outputs of the others are zero): testing the
+        # status byte spares reading their output rows, which at 1e5 spheres come from DRAM
+        # (62 of 73 ns per sphere of this loop in a falling scene, benchmarks/README.md)
         for q in range(j_start[p], j_start[p + 1]):
             k = j_pairs[q]
+            if status[k] != ACTIVE:
+                continue
             fx -= out[k, OUT_FORCE]
             fy -= out[k, OUT_FORCE + 1]
             fz -= out[k, OUT_FORCE + 2]
@@ -340,45 +345,45 @@ def _reduce_kick_loop(p0, p1, j_start, j_pairs, out, owner, mass, inv_mass, inv_
 
 
 @kernel
-def reduce_kick_range(p0, p1, j_start, j_pairs, out, owner, mass, inv_mass, inv_inertia, gravity, pos, vel, angvel, quat, force, torque,
+def reduce_kick_range(p0, p1, j_start, j_pairs, out, status, owner, mass, inv_mass, inv_inertia, gravity, pos, vel, angvel, quat, force, torque,
                       vel_pred, angvel_pred, dissipated, diss_terms, boundary_work, ref_pos, kick_dt, drift_dt,
-                      half_skin, flags, local_damping, damping_work, damping_force, rigid):
+                      half_skin, flags, damping, rigid):
     """:func:`reduce_kick` for bodies ``p0 <= p < p1``, serially (one block of the parallel loop,
     or the whole step of a small scene), in a scene with bodies of full inertia tensors."""
-    _reduce_kick_loop(p0, p1, j_start, j_pairs, out, owner, mass, inv_mass, inv_inertia, gravity, pos, vel, angvel, quat, force, torque,
+    _reduce_kick_loop(p0, p1, j_start, j_pairs, out, status, owner, mass, inv_mass, inv_inertia, gravity, pos, vel, angvel, quat, force, torque,
                       vel_pred, angvel_pred, dissipated, diss_terms, boundary_work, ref_pos, kick_dt, drift_dt,
-                      half_skin, flags, local_damping, damping_work, damping_force, rigid)
+                      half_skin, flags, damping, rigid)
 
 
 @kernel
-def reduce_kick_range_spheres(p0, p1, j_start, j_pairs, out, owner, mass, inv_mass, inv_inertia, gravity, pos, vel, angvel, quat, force, torque,
+def reduce_kick_range_spheres(p0, p1, j_start, j_pairs, out, status, owner, mass, inv_mass, inv_inertia, gravity, pos, vel, angvel, quat, force, torque,
                               vel_pred, angvel_pred, dissipated, diss_terms, boundary_work, ref_pos, kick_dt,
-                              drift_dt, half_skin, flags, local_damping, damping_work, damping_force):
+                              drift_dt, half_skin, flags, damping):
     """:func:`reduce_kick_range` for a scene of spheres only (its rigid-body branches compiled away)."""
-    _reduce_kick_loop(p0, p1, j_start, j_pairs, out, owner, mass, inv_mass, inv_inertia, gravity, pos, vel, angvel, quat, force, torque,
+    _reduce_kick_loop(p0, p1, j_start, j_pairs, out, status, owner, mass, inv_mass, inv_inertia, gravity, pos, vel, angvel, quat, force, torque,
                       vel_pred, angvel_pred, dissipated, diss_terms, boundary_work, ref_pos, kick_dt, drift_dt,
-                      half_skin, flags, local_damping, damping_work, damping_force, None)
+                      half_skin, flags, damping, None)
 
 
 @jit(inline="never")
-def reduce_kick_block(p0, p1, j_start, j_pairs, out, owner, mass, inv_mass, inv_inertia, gravity, pos, vel, angvel, quat, force, torque,
+def reduce_kick_block(p0, p1, j_start, j_pairs, out, status, owner, mass, inv_mass, inv_inertia, gravity, pos, vel, angvel, quat, force, torque,
                       vel_pred, angvel_pred, dissipated, diss_terms, boundary_work, ref_pos, kick_dt, drift_dt,
-                      half_skin, flags, local_damping, damping_work, damping_force, rigid):
+                      half_skin, flags, damping, rigid):
     """:func:`reduce_kick_range`, or its spheres-only twin when ``rigid`` is None (see
     :func:`kick_drift_block`)."""
     if rigid is None:
-        reduce_kick_range_spheres(p0, p1, j_start, j_pairs, out, owner, mass, inv_mass, inv_inertia, gravity, pos, vel, angvel, quat, force, torque,
+        reduce_kick_range_spheres(p0, p1, j_start, j_pairs, out, status, owner, mass, inv_mass, inv_inertia, gravity, pos, vel, angvel, quat, force, torque,
                                   vel_pred, angvel_pred, dissipated, diss_terms, boundary_work, ref_pos, kick_dt,
-                                  drift_dt, half_skin, flags, local_damping, damping_work, damping_force)
+                                  drift_dt, half_skin, flags, damping)
     else:
-        reduce_kick_range(p0, p1, j_start, j_pairs, out, owner, mass, inv_mass, inv_inertia, gravity, pos, vel, angvel, quat, force, torque,
+        reduce_kick_range(p0, p1, j_start, j_pairs, out, status, owner, mass, inv_mass, inv_inertia, gravity, pos, vel, angvel, quat, force, torque,
                           vel_pred, angvel_pred, dissipated, diss_terms, boundary_work, ref_pos, kick_dt, drift_dt,
-                          half_skin, flags, local_damping, damping_work, damping_force, rigid)
+                          half_skin, flags, damping, rigid)
 
 @pkernel
-def reduce_kick(j_start, j_pairs, out, owner, mass, inv_mass, inv_inertia, gravity, pos, vel, angvel, quat,
+def reduce_kick(j_start, j_pairs, out, status, owner, mass, inv_mass, inv_inertia, gravity, pos, vel, angvel, quat,
                 force, torque, vel_pred, angvel_pred, dissipated, diss_terms, boundary_work, ref_pos, kick_dt,
-                drift_dt, half_skin, flags, n_blocks, local_damping, damping_work, damping_force, rigid):
+                drift_dt, half_skin, flags, n_blocks, damping, rigid):
     """Total force and torque per sphere: its own side (``owner``, from :func:`pair_forces`) plus
     the partner sides of the contacts where it is ``j`` (a CSR over the pair list, fixed order: no
     atomics, the same bits at any thread count), plus gravity; finish the step's kick.  Then, if
@@ -390,10 +395,10 @@ def reduce_kick(j_start, j_pairs, out, owner, mass, inv_mass, inv_inertia, gravi
     n = pos.shape[0]
     b = block_size(n, n_blocks)
     for c in prange((n + b - 1) // b):
-        reduce_kick_block(c * b, min((c + 1) * b, n), j_start, j_pairs, out, owner, mass, inv_mass,
+        reduce_kick_block(c * b, min((c + 1) * b, n), j_start, j_pairs, out, status, owner, mass, inv_mass,
                           inv_inertia, gravity, pos, vel, angvel, quat, force, torque, vel_pred, angvel_pred,
                           dissipated, diss_terms, boundary_work, ref_pos, kick_dt, drift_dt, half_skin, flags,
-                          local_damping, damping_work, damping_force, rigid)
+                          damping, rigid)
 
 
 @kernel

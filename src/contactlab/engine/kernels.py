@@ -361,6 +361,7 @@ def advance(n_steps, dt, resume, model, state, table, run, shapes):
      damping_work, damping_force) = state
     i_start, pair_j, j_start, j_pairs, hist, out, status, ref_pos, wall_ref = table
     vel_pred, angvel_pred, owner, half_skin, overlap_limit, n_blocks, local_damping, flags = run
+    damping = (local_damping, damping_work, damping_force)
     bodies, rigid, meshes, motion = shapes
     n = pos.shape[0]
     first = np.int64(0)  # an int64 like the parallel loops' block bounds (a literal compiles anew)
@@ -368,9 +369,9 @@ def advance(n_steps, dt, resume, model, state, table, run, shapes):
         _pairs_chunk(first, n, i_start, pair_j, pos, vel, angvel, vel, angvel, radius, inv_mass, fixed, material,
                      wall_point, wall_normal, wall_vel, wall_material, pair_params, hist, out, status, owner,
                      boundary_power, 0.0, overlap_limit, flags, quat, bodies, meshes)
-        reduce_kick_block(first, n, j_start, j_pairs, out, owner, mass, inv_mass, inv_inertia, gravity, pos, vel,
+        reduce_kick_block(first, n, j_start, j_pairs, out, status, owner, mass, inv_mass, inv_inertia, gravity, pos, vel,
                           angvel, quat, force, torque, vel_pred, angvel_pred, dissipated, diss_terms, boundary_work,
-                          ref_pos, 0.0, 0.0, half_skin, flags, local_damping, damping_work, damping_force, rigid)
+                          ref_pos, 0.0, 0.0, half_skin, flags, damping, rigid)
         return 0, resume
     if n_steps == 0:
         return 0, resume
@@ -394,15 +395,15 @@ def advance(n_steps, dt, resume, model, state, table, run, shapes):
         if SPHERES_ONLY:
             # the spheres-only kernel called directly: a call through reduce_kick_block costs ~70 ns
             # (its array arguments' reference counts), a quarter of a two-body step
-            reduce_kick_range_spheres(first, n, j_start, j_pairs, out, owner, mass, inv_mass, inv_inertia, gravity,
+            reduce_kick_range_spheres(first, n, j_start, j_pairs, out, status, owner, mass, inv_mass, inv_inertia, gravity,
                                       pos, vel, angvel, quat, force, torque, vel_pred, angvel_pred, dissipated,
                                       diss_terms, boundary_work, ref_pos, dt, 0.0 if last else dt, half_skin, flags,
-                                      local_damping, damping_work, damping_force)
+                                      damping)
         else:
-            reduce_kick_block(first, n, j_start, j_pairs, out, owner, mass, inv_mass, inv_inertia, gravity, pos,
+            reduce_kick_block(first, n, j_start, j_pairs, out, status, owner, mass, inv_mass, inv_inertia, gravity, pos,
                               vel, angvel, quat, force, torque, vel_pred, angvel_pred, dissipated, diss_terms,
-                              boundary_work, ref_pos, dt, 0.0 if last else dt, half_skin, flags, local_damping,
-                              damping_work, damping_force, rigid)
+                              boundary_work, ref_pos, dt, 0.0 if last else dt, half_skin, flags, damping,
+                              rigid)
         if not last:
             move_walls(wall_point, wall_vel, wall_normal, wall_ref, dt, half_skin, flags)
             if moving:
@@ -421,14 +422,15 @@ def advance_parallel(n_steps, dt, resume, model, state, table, run, shapes):
      damping_work, damping_force) = state
     i_start, pair_j, j_start, j_pairs, hist, out, status, ref_pos, wall_ref = table
     vel_pred, angvel_pred, owner, half_skin, overlap_limit, n_blocks, local_damping, flags = run
+    damping = (local_damping, damping_work, damping_force)
     bodies, rigid, meshes, motion = shapes
     if n_steps < 0:
         pair_forces(i_start, pair_j, pos, vel, angvel, vel, angvel, radius, inv_mass, fixed, material, wall_point,
                     wall_normal, wall_vel, wall_material, pair_params, hist, out, status, owner, boundary_power, 0.0,
                     overlap_limit, flags, n_blocks, quat, bodies, meshes)
-        reduce_kick(j_start, j_pairs, out, owner, mass, inv_mass, inv_inertia, gravity, pos, vel, angvel, quat,
+        reduce_kick(j_start, j_pairs, out, status, owner, mass, inv_mass, inv_inertia, gravity, pos, vel, angvel, quat,
                     force, torque, vel_pred, angvel_pred, dissipated, diss_terms, boundary_work, ref_pos, 0.0, 0.0,
-                    half_skin, flags, n_blocks, local_damping, damping_work, damping_force, rigid)
+                    half_skin, flags, n_blocks, damping, rigid)
         return 0, resume
     if n_steps == 0:
         return 0, resume
@@ -449,9 +451,9 @@ def advance_parallel(n_steps, dt, resume, model, state, table, run, shapes):
                     boundary_power, dt, overlap_limit, flags, n_blocks, quat, bodies, meshes)
         # an overlap beyond the guard ends the call on a step boundary (a consistent state to diagnose)
         last = s == n_steps - 1 or flags[FLAG_OVERLAP] != 0 or flags[FLAG_STATE_NAN] != 0
-        reduce_kick(j_start, j_pairs, out, owner, mass, inv_mass, inv_inertia, gravity, pos, vel, angvel, quat,
+        reduce_kick(j_start, j_pairs, out, status, owner, mass, inv_mass, inv_inertia, gravity, pos, vel, angvel, quat,
                     force, torque, vel_pred, angvel_pred, dissipated, diss_terms, boundary_work, ref_pos, dt,
-                    0.0 if last else dt, half_skin, flags, n_blocks, local_damping, damping_work, damping_force, rigid)
+                    0.0 if last else dt, half_skin, flags, n_blocks, damping, rigid)
         if not last:
             move_walls(wall_point, wall_vel, wall_normal, wall_ref, dt, half_skin, flags)
             if moving:
