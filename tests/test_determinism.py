@@ -77,3 +77,30 @@ def test_restart_equals_uninterrupted_run(glass, tmp_path):
     assert a.energy() == b.energy()
     ca, cb = a.contacts(), b.contacts()
     assert all(np.array_equal(ca[k], cb[k]) for k in ca)
+
+
+@pytest.mark.skipif(numba.config.NUMBA_NUM_THREADS < 2, reason="needs 2 threads")
+def test_sweep_over_blocks_and_ranges_gives_the_same_bits(glass):
+    """A pour of more beads than one block of the step's sweep (kernels.SWEEP_BLOCK): one thread
+    sweeps block by block, two threads sweep ranges in parallel and reduce the beads that pairs of
+    an earlier range act on afterwards.  Both must give the same bits (and the beads must touch,
+    or the reduction would have nothing to add)."""
+    from contactlab.engine import kernels
+
+    def pour(threads):
+        # a simple-cubic lattice of touching beads (0.1 % overlap) given random velocities
+        r, m = 0.5e-3, 14
+        grid = np.stack(np.meshgrid(*[np.arange(m)] * 3, indexing="ij"), axis=-1).reshape(-1, 3)
+        pos = (grid + 0.5) * 2 * r * 0.999
+        vel = np.random.default_rng(3).normal(0.0, 2e-4, pos.shape)
+        scene = cl.Scene(gravity=(0, 0, -9.81))
+        scene.add_spheres(pos, np.full(len(pos), r), glass, velocities=vel)
+        scene.add_wall(point=(0, 0, 0), normal=(0, 0, 1), material=glass)
+        return cl.Simulation(scene, cl.models.HertzMindlin(restitution=0.4, friction=0.5), threads=threads)
+
+    a, b = pour(1), pour(2)
+    assert a.n_spheres > 2 * kernels.SWEEP_BLOCK
+    a.run(steps=300)
+    b.run(steps=300)
+    assert a.n_contacts() > a.n_spheres
+    assert _same(_snapshot(a), _snapshot(b))

@@ -19,6 +19,7 @@ from __future__ import annotations
 
 import math
 
+import numpy as np
 from numba import prange
 
 from contactlab._jit import jit, kernel, pkernel
@@ -27,7 +28,7 @@ from contactlab.engine.layout import (ACTIVE, FLAG_FAST, FLAG_REBUILD, FLAG_STAT
 from contactlab.geometry.rotation import quat_matrix
 
 __all__ = ["kick_drift", "kick_drift_range", "reduce_kick", "reduce_kick_range", "kick_drift_block",
-           "reduce_kick_block", "kick_drift_range_spheres", "reduce_kick_range_spheres", "move_walls", "move_meshes", "block_size",
+           "reduce_kick_block", "deferred_ends", "kick_drift_range_spheres", "reduce_kick_range_spheres", "move_walls", "move_meshes", "block_size",
            "rotate_quaternion"]
 
 
@@ -399,6 +400,24 @@ def reduce_kick(j_start, j_pairs, out, status, owner, mass, inv_mass, inv_inerti
                           inv_inertia, gravity, pos, vel, angvel, quat, force, torque, vel_pred, angvel_pred,
                           dissipated, diss_terms, boundary_work, ref_pos, kick_dt, drift_dt, half_skin, flags,
                           damping, rigid)
+
+
+@pkernel
+def deferred_ends(n, span, i_start, j_start, j_pairs):
+    """Per range of ``span`` bodies: the end of its bodies acted on by pairs of earlier ranges
+    (the range's start when there are none).  A body's pairs as partner ``j`` are listed in
+    order of the pair index, which grows with the owner: the first one has the lowest owner."""
+    n_ranges = (n + span - 1) // span
+    ends = np.empty(n_ranges, dtype=np.int64)
+    for r in prange(n_ranges):
+        a = r * span
+        first_own = i_start[a]
+        d = a
+        for p in range(a, min(a + span, n)):
+            if j_start[p] < j_start[p + 1] and j_pairs[j_start[p]] < first_own:
+                d = p + 1
+        ends[r] = d
+    return ends
 
 
 @kernel

@@ -16,9 +16,15 @@ One step (velocity Verlet with a second-order velocity predictor for dissipative
    pair stores the partner's side (force, torque on ``j``, elastic energy).
 3. ``reduce_kick``: per sphere, add the partner sides of the contacts where it is ``j`` in a fixed
    order (CSR over the pair list; no atomics, bit-identical at any thread count) and gravity,
-   ``v(n+1) = v(n+1/2) + dt/2 a(n+1)``, check for non-finite values; within a run it goes straight
-   on with step 1 of the next step for the same sphere (one pass over the spheres per step
-   instead of two).
+   ``v(n+1) = v(n+1/2) + dt/2 a(n+1)``, check for non-finite values.
+
+Steps 2 and 3 run as one *sweep* over blocks of bodies (pairs of a block, then its reduction):
+a pair ``(i, j)`` is evaluated with its lower index ``i``, so the pairs acting on a block are all
+evaluated once its own are, while their rows are still in cache (read back by a pass of its own,
+from memory at 1e5 spheres, the reduction cost as much as the law: benchmarks/README.md).  Step 1
+of the next step is then a pass of its own, except in a scene of one block, where it follows each
+body's reduction (one pass fewer; a drift inside a sweep of several blocks could not be undone
+when a later block raises the overlap guard).
 
 Positions-only forces make this exactly velocity Verlet (symplectic); forces that depend on velocity
 (damping, friction) see the predicted velocity ``v*``, accurate to O(dt^2).  Springs in the laws
@@ -55,8 +61,14 @@ from contactlab.laws.hertz_mindlin import law as LAW  # @@LAW_IMPORT@@
 LAW_RANGE = 0.0  # @@LAW_RANGE@@
 HIST_SIZE = 7  # @@HIST_SIZE@@
 SPHERES_ONLY = False  # @@SPHERES_ONLY@@ (True in the variant for scenes of spheres and plane walls only)
+#: bodies per block of the serial step's sweep (pairs, then reduction, block by block): the rows
+#: a block writes stay in cache until its reduction and the next blocks' read them
+SWEEP_BLOCK = 1024
+#: the parallel sweep runs over n_blocks // SWEEP_RANGES_PER_BLOCKS ranges (two per thread): fewer
+#: ranges leave fewer bodies to the deferred reduction, more balance the threads' loads
+SWEEP_RANGES_PER_BLOCKS = 4
 from contactlab.vec import add, cross, dot, scale, sub
-from contactlab.engine.integrate import (block_size, kick_drift, kick_drift_block,  # @@INTEGRATE_IMPORT@@
+from contactlab.engine.integrate import (block_size, deferred_ends, kick_drift, kick_drift_block,  # @@INTEGRATE_IMPORT@@
                                          kick_drift_range, move_meshes, move_walls,  # @@INTEGRATE_IMPORT@@
                                          reduce_kick, reduce_kick_block, reduce_kick_range,  # @@INTEGRATE_IMPORT@@
                                          reduce_kick_range_spheres)  # @@INTEGRATE_IMPORT@@
@@ -321,22 +333,19 @@ def _raised(flags):
 def advance(n_steps, dt, resume, model, state, table, run, shapes):
     """Take up to ``n_steps`` steps of size ``dt``; return ``(steps_completed, mid_step)``.
 
-    Each step's second half (reduction, kick) is fused with the next step's first half (kick,
-    drift).  The call returns early when a flag is raised.  When the drift has taken a body, a wall
-    or a mesh beyond half the skin, the state is in the middle of a step (``mid_step`` True:
-    positions advanced, forces not yet evaluated); the launcher rebuilds the neighbour list and
-    calls again with ``resume=True``.  An overlap beyond the guard or a non-finite value found by
-    the force evaluation ends the step first (its second half-kick, not the next step's drift), so
-    that the launcher diagnoses a state on a step boundary.  Otherwise the call ends on a step
-    boundary.  ``n_steps = -1``: evaluate the forces and torques of the current state
-    only (nothing moves, no history advances: the start of a run).
+    Each step is the sweep of the module docstring.  The call returns early when a flag is raised.
+    When the drift has taken a body, a wall or a mesh beyond half the skin, the state is in the
+    middle of a step (``mid_step`` True: positions advanced, forces not yet evaluated); the
+    launcher rebuilds the neighbour list and calls again with ``resume=True``.  An overlap beyond
+    the guard or a non-finite value found by the force evaluation ends the step first (its second
+    half-kick, not the next step's drift), so that the launcher diagnoses a state on a step
+    boundary.  Otherwise the call ends on a step boundary.  ``n_steps = -1``: evaluate the forces
+    and torques of the current state only (nothing moves, no history advances: the start of a run).
 
-    This kernel runs the serial loops directly, for small scenes (fewer than
-    ``contactlab._jit.SERIAL_BELOW`` bodies: entering a parallel region costs more than such a
-    step); :func:`advance_parallel` is the same step over blocks in parallel regions (faster from
-    about a hundred bodies on, even on one thread).  Both do the same arithmetic in the same
-    order: the results are bit-identical.  Each is compiled on first use only (a small scene never
-    compiles the parallel regions).
+    This kernel runs the sweep serially (small scenes, fewer than ``contactlab._jit.SERIAL_BELOW``
+    bodies, and runs on one thread); :func:`advance_parallel` runs it over a few ranges of bodies
+    in parallel.  Both do the same arithmetic in the same order: the results are bit-identical.
+    Each is compiled on first use only.
 
     The arguments, grouped by owner (built by :class:`contactlab.engine.stepper.Stepper`):
 
@@ -387,23 +396,41 @@ def advance(n_steps, dt, resume, model, state, table, run, shapes):
         if _raised(flags):
             return 0, True
     for s in range(n_steps):
-        _pairs_chunk(first, n, i_start, pair_j, pos, vel_pred, angvel_pred, vel, angvel, radius, inv_mass, fixed,
-                     material, wall_point, wall_normal, wall_vel, wall_material, pair_params, hist, out, status, owner,
-                     boundary_power, dt, overlap_limit, flags, quat, bodies, meshes)
-        # an overlap beyond the guard ends the call on a step boundary (a consistent state to diagnose)
-        last = s == n_steps - 1 or flags[FLAG_OVERLAP] != 0 or flags[FLAG_STATE_NAN] != 0
-        if SPHERES_ONLY:
-            # the spheres-only kernel called directly: a call through reduce_kick_block costs ~70 ns
-            # (its array arguments' reference counts), a quarter of a two-body step
-            reduce_kick_range_spheres(first, n, j_start, j_pairs, out, status, owner, mass, inv_mass, inv_inertia, gravity,
-                                      pos, vel, angvel, quat, force, torque, vel_pred, angvel_pred, dissipated,
-                                      diss_terms, boundary_work, ref_pos, dt, 0.0 if last else dt, half_skin, flags,
-                                      damping)
+        if n <= SWEEP_BLOCK:
+            _pairs_chunk(first, n, i_start, pair_j, pos, vel_pred, angvel_pred, vel, angvel, radius, inv_mass, fixed,
+                         material, wall_point, wall_normal, wall_vel, wall_material, pair_params, hist, out, status,
+                         owner, boundary_power, dt, overlap_limit, flags, quat, bodies, meshes)
+            # an overlap beyond the guard ends the call on a step boundary (a consistent state to diagnose)
+            last = s == n_steps - 1 or flags[FLAG_OVERLAP] != 0 or flags[FLAG_STATE_NAN] != 0
+            # the reduction fused with the next step's kick-drift
+            if SPHERES_ONLY:
+                # the spheres-only kernel called directly: a call through reduce_kick_block costs ~70 ns
+                # (its array arguments' reference counts), a quarter of a two-body step
+                reduce_kick_range_spheres(first, n, j_start, j_pairs, out, status, owner, mass, inv_mass, inv_inertia,
+                                          gravity, pos, vel, angvel, quat, force, torque, vel_pred, angvel_pred,
+                                          dissipated, diss_terms, boundary_work, ref_pos, dt, 0.0 if last else dt,
+                                          half_skin, flags, damping)
+            else:
+                reduce_kick_block(first, n, j_start, j_pairs, out, status, owner, mass, inv_mass, inv_inertia, gravity,
+                                  pos, vel, angvel, quat, force, torque, vel_pred, angvel_pred, dissipated,
+                                  diss_terms, boundary_work, ref_pos, dt, 0.0 if last else dt, half_skin, flags,
+                                  damping, rigid)
         else:
-            reduce_kick_block(first, n, j_start, j_pairs, out, status, owner, mass, inv_mass, inv_inertia, gravity, pos,
-                              vel, angvel, quat, force, torque, vel_pred, angvel_pred, dissipated, diss_terms,
-                              boundary_work, ref_pos, dt, 0.0 if last else dt, half_skin, flags, damping,
-                              rigid)
+            # the sweep (module docstring): each block's pairs, then its reduction and closing half
+            # kick (nothing evaluated later reads the block's bodies: a later pair (i', j) has j > i')
+            a = first
+            while a < n:
+                e = min(a + SWEEP_BLOCK, n)
+                _pairs_chunk(a, e, i_start, pair_j, pos, vel_pred, angvel_pred, vel, angvel, radius, inv_mass, fixed,
+                             material, wall_point, wall_normal, wall_vel, wall_material, pair_params, hist, out,
+                             status, owner, boundary_power, dt, overlap_limit, flags, quat, bodies, meshes)
+                _reduce_block(a, e, dt, 0.0, model, state, table, run, rigid, damping)
+                a = e
+            last = s == n_steps - 1 or flags[FLAG_OVERLAP] != 0 or flags[FLAG_STATE_NAN] != 0
+            if not last:
+                # the next step's half kick and drift, a pass of its own (module docstring)
+                kick_drift_block(first, n, dt, pos, vel, angvel, quat, force, torque, inv_mass, inv_inertia,
+                                 vel_pred, angvel_pred, ref_pos, half_skin, flags, rigid)
         if not last:
             move_walls(wall_point, wall_vel, wall_normal, wall_ref, dt, half_skin, flags)
             if moving:
@@ -411,6 +438,24 @@ def advance(n_steps, dt, resume, model, state, table, run, shapes):
         if _raised(flags):
             return s + 1, not last
     return n_steps, False
+
+
+@jit
+def _reduce_block(p0, p1, kick_dt, drift_dt, model, state, table, run, rigid, damping):
+    """:func:`reduce_kick` for the bodies ``p0 <= p < p1`` in the serial step."""
+    radius, mass, inv_mass, inv_inertia, fixed, material, gravity, wall_normal, wall_material, pair_params = model
+    (pos, vel, angvel, quat, force, torque, wall_point, wall_vel, dissipated, diss_terms, boundary_work, boundary_power,
+     damping_work, damping_force) = state
+    i_start, pair_j, j_start, j_pairs, hist, out, status, ref_pos, wall_ref = table
+    vel_pred, angvel_pred, owner, half_skin, overlap_limit, n_blocks, local_damping, flags = run
+    if SPHERES_ONLY:
+        reduce_kick_range_spheres(p0, p1, j_start, j_pairs, out, status, owner, mass, inv_mass, inv_inertia, gravity,
+                                  pos, vel, angvel, quat, force, torque, vel_pred, angvel_pred, dissipated,
+                                  diss_terms, boundary_work, ref_pos, kick_dt, drift_dt, half_skin, flags, damping)
+    else:
+        reduce_kick_block(p0, p1, j_start, j_pairs, out, status, owner, mass, inv_mass, inv_inertia, gravity, pos,
+                          vel, angvel, quat, force, torque, vel_pred, angvel_pred, dissipated, diss_terms,
+                          boundary_work, ref_pos, kick_dt, drift_dt, half_skin, flags, damping, rigid)
 
 
 @kernel
@@ -445,22 +490,64 @@ def advance_parallel(n_steps, dt, resume, model, state, table, run, shapes):
             move_meshes(dt, shape_data, meshes, motion, half_skin, flags)
         if _raised(flags):
             return 0, True
+    # the sweep of the serial step (see advance) over a few contiguous ranges of bodies in
+    # parallel; the bodies of a range that pairs of an earlier range act on are reduced after all
+    # ranges' pairs (they may be evaluated by another thread at any time before)
+    n = pos.shape[0]
+    span = block_size(n, max(n_blocks // SWEEP_RANGES_PER_BLOCKS, 1))
+    deferred_end = deferred_ends(n, span, i_start, j_start, j_pairs)
     for s in range(n_steps):
-        pair_forces(i_start, pair_j, pos, vel_pred, angvel_pred, vel, angvel, radius, inv_mass, fixed,
-                    material, wall_point, wall_normal, wall_vel, wall_material, pair_params, hist, out, status, owner,
-                    boundary_power, dt, overlap_limit, flags, n_blocks, quat, bodies, meshes)
+        _sweep_ranges(n, span, deferred_end, dt, model, state, table, run, shapes, damping)
+        _reduce_deferred(n, span, deferred_end, dt, model, state, table, run, rigid, damping)
         # an overlap beyond the guard ends the call on a step boundary (a consistent state to diagnose)
         last = s == n_steps - 1 or flags[FLAG_OVERLAP] != 0 or flags[FLAG_STATE_NAN] != 0
-        reduce_kick(j_start, j_pairs, out, status, owner, mass, inv_mass, inv_inertia, gravity, pos, vel, angvel, quat,
-                    force, torque, vel_pred, angvel_pred, dissipated, diss_terms, boundary_work, ref_pos, dt,
-                    0.0 if last else dt, half_skin, flags, n_blocks, damping, rigid)
         if not last:
+            kick_drift(dt, pos, vel, angvel, quat, force, torque, inv_mass, inv_inertia, vel_pred, angvel_pred,
+                       ref_pos, half_skin, flags, n_blocks, rigid)
             move_walls(wall_point, wall_vel, wall_normal, wall_ref, dt, half_skin, flags)
             if moving:
                 move_meshes(dt, shape_data, meshes, motion, half_skin, flags)
         if _raised(flags):
             return s + 1, not last
     return n_steps, False
+
+
+@pkernel
+def _sweep_ranges(n, span, deferred_end, dt, model, state, table, run, shapes, damping):
+    """The serial step's sweep (pairs, then reduction and closing half kick, block by block) over
+    each range of ``span`` bodies in parallel, the reduction of its first ``deferred_end`` bodies
+    left out (:func:`_reduce_deferred`).  Safe in parallel: a range's pairs read, of another
+    range's bodies, only those left out (a pair (i, j) of an earlier range has j below that
+    range's deferred end; the drift that moves positions is a pass of its own)."""
+    radius, mass, inv_mass, inv_inertia, fixed, material, gravity, wall_normal, wall_material, pair_params = model
+    (pos, vel, angvel, quat, force, torque, wall_point, wall_vel, dissipated, diss_terms, boundary_work, boundary_power,
+     damping_work, damping_force) = state
+    i_start, pair_j, j_start, j_pairs, hist, out, status, ref_pos, wall_ref = table
+    vel_pred, angvel_pred, owner, half_skin, overlap_limit, n_blocks, local_damping, flags = run
+    bodies, rigid, meshes, motion = shapes
+    for r in prange((n + span - 1) // span):
+        a = r * span
+        end = min(a + span, n)
+        d = deferred_end[r]
+        while a < end:
+            e = min(a + SWEEP_BLOCK, end)
+            _pairs_chunk(a, e, i_start, pair_j, pos, vel_pred, angvel_pred, vel, angvel, radius, inv_mass, fixed,
+                         material, wall_point, wall_normal, wall_vel, wall_material, pair_params, hist, out, status,
+                         owner, boundary_power, dt, overlap_limit, flags, quat, bodies, meshes)
+            lo = max(a, d)
+            if lo < e:
+                _reduce_block(lo, e, dt, 0.0, model, state, table, run, rigid, damping)
+            a = e
+
+
+@pkernel
+def _reduce_deferred(n, span, deferred_end, dt, model, state, table, run, rigid, damping):
+    """The reduction and closing half kick of the bodies :func:`_sweep_ranges` left out."""
+    for r in prange((n + span - 1) // span):
+        a = r * span
+        d = min(deferred_end[r], n)
+        if a < d:
+            _reduce_block(a, d, dt, 0.0, model, state, table, run, rigid, damping)
 
 
 @kernel

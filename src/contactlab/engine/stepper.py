@@ -263,7 +263,8 @@ class Stepper:
         t = self.table
         self.flags[:] = 0
         blocks = n_blocks(len(self.state.positions))
-        kernel = self.kernels.advance if blocks == 1 else self.kernels.advance_parallel
+        serial = blocks == 1 or numba.get_num_threads() == 1
+        kernel = self.kernels.advance if serial else self.kernels.advance_parallel
         table = (t.i_start, t.pair_j, t.j_start, t.j_pairs, t.hist, t.out, t.status, t.ref_pos, t.wall_ref)
         run = (self.vel_pred, self.angvel_pred, self.owner, 0.5 * t.skin, self.max_overlap, blocks, self.local_damping,
                self.flags)
