@@ -28,7 +28,7 @@ from contactlab.engine.layout import (ACTIVE, FLAG_FAST, FLAG_REBUILD, FLAG_STAT
 from contactlab.geometry.rotation import quat_matrix
 
 __all__ = ["kick_drift", "kick_drift_range", "reduce_kick", "reduce_kick_range", "kick_drift_block",
-           "reduce_kick_block", "deferred_ends", "kick_drift_range_spheres", "reduce_kick_range_spheres", "move_walls", "move_meshes", "block_size",
+           "reduce_kick_block", "deferred_ends", "reduce_kick_deferred", "kick_drift_range_spheres", "reduce_kick_range_spheres", "move_walls", "move_meshes", "block_size",
            "rotate_quaternion"]
 
 
@@ -403,13 +403,30 @@ def reduce_kick(j_start, j_pairs, out, status, owner, mass, inv_mass, inv_inerti
 
 
 @pkernel
+def reduce_kick_deferred(span, deferred_end, j_start, j_pairs, out, status, owner, mass, inv_mass, inv_inertia,
+                         gravity, pos, vel, angvel, quat, force, torque, vel_pred, angvel_pred, dissipated, diss_terms,
+                         boundary_work, ref_pos, kick_dt, half_skin, flags, damping, rigid):
+    """:func:`reduce_kick` (no drift) of the bodies the parallel sweep left out: per range of
+    ``span`` bodies, those below ``deferred_end`` (:func:`deferred_ends`)."""
+    n = pos.shape[0]
+    for r in prange((n + span - 1) // span):
+        a = r * span
+        d = min(deferred_end[r], n)
+        if a < d:
+            reduce_kick_block(a, d, j_start, j_pairs, out, status, owner, mass, inv_mass, inv_inertia, gravity, pos,
+                              vel, angvel, quat, force, torque, vel_pred, angvel_pred, dissipated, diss_terms,
+                              boundary_work, ref_pos, kick_dt, 0.0, half_skin, flags, damping, rigid)
+
+
+@kernel
 def deferred_ends(n, span, i_start, j_start, j_pairs):
     """Per range of ``span`` bodies: the end of its bodies acted on by pairs of earlier ranges
     (the range's start when there are none).  A body's pairs as partner ``j`` are listed in
-    order of the pair index, which grows with the owner: the first one has the lowest owner."""
+    order of the pair index, which grows with the owner: the first one has the lowest owner.
+    (Serial: one pass per kernel call, not per step; a parallel region costs seconds to compile.)"""
     n_ranges = (n + span - 1) // span
     ends = np.empty(n_ranges, dtype=np.int64)
-    for r in prange(n_ranges):
+    for r in range(n_ranges):
         a = r * span
         first_own = i_start[a]
         d = a

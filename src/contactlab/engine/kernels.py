@@ -69,6 +69,7 @@ SWEEP_BLOCK = 1024
 SWEEP_RANGES_PER_BLOCKS = 4
 from contactlab.vec import add, cross, dot, scale, sub
 from contactlab.engine.integrate import (block_size, deferred_ends, kick_drift, kick_drift_block,  # @@INTEGRATE_IMPORT@@
+                                         reduce_kick_deferred,  # @@INTEGRATE_IMPORT@@
                                          kick_drift_range, move_meshes, move_walls,  # @@INTEGRATE_IMPORT@@
                                          reduce_kick, reduce_kick_block, reduce_kick_range,  # @@INTEGRATE_IMPORT@@
                                          reduce_kick_range_spheres)  # @@INTEGRATE_IMPORT@@
@@ -469,13 +470,20 @@ def advance_parallel(n_steps, dt, resume, model, state, table, run, shapes):
     vel_pred, angvel_pred, owner, half_skin, overlap_limit, n_blocks, local_damping, flags = run
     damping = (local_damping, damping_work, damping_force)
     bodies, rigid, meshes, motion = shapes
+    n = pos.shape[0]
+    # the sweep of the serial step (see advance) over a few contiguous ranges of bodies in
+    # parallel; the bodies of a range that pairs of an earlier range act on are reduced after all
+    # ranges' pairs (they may be evaluated by another thread at any time before)
+    span = block_size(n, max(n_blocks // SWEEP_RANGES_PER_BLOCKS, 1))
+    deferred_end = deferred_ends(n, span, i_start, j_start, j_pairs)
     if n_steps < 0:
-        pair_forces(i_start, pair_j, pos, vel, angvel, vel, angvel, radius, inv_mass, fixed, material, wall_point,
-                    wall_normal, wall_vel, wall_material, pair_params, hist, out, status, owner, boundary_power, 0.0,
-                    overlap_limit, flags, n_blocks, quat, bodies, meshes)
-        reduce_kick(j_start, j_pairs, out, status, owner, mass, inv_mass, inv_inertia, gravity, pos, vel, angvel, quat,
-                    force, torque, vel_pred, angvel_pred, dissipated, diss_terms, boundary_work, ref_pos, 0.0, 0.0,
-                    half_skin, flags, n_blocks, damping, rigid)
+        # forces and torques only: the sweep with dt = 0 (no history advanced, no kick); the state's
+        # velocities stand in for the predicted ones
+        current = (vel, angvel, owner, half_skin, overlap_limit, n_blocks, local_damping, flags)
+        _sweep_ranges(n, span, deferred_end, 0.0, model, state, table, current, shapes, damping)
+        reduce_kick_deferred(span, deferred_end, j_start, j_pairs, out, status, owner, mass, inv_mass, inv_inertia,
+                             gravity, pos, vel, angvel, quat, force, torque, vel, angvel, dissipated, diss_terms,
+                             boundary_work, ref_pos, 0.0, half_skin, flags, damping, rigid)
         return 0, resume
     if n_steps == 0:
         return 0, resume
@@ -490,15 +498,11 @@ def advance_parallel(n_steps, dt, resume, model, state, table, run, shapes):
             move_meshes(dt, shape_data, meshes, motion, half_skin, flags)
         if _raised(flags):
             return 0, True
-    # the sweep of the serial step (see advance) over a few contiguous ranges of bodies in
-    # parallel; the bodies of a range that pairs of an earlier range act on are reduced after all
-    # ranges' pairs (they may be evaluated by another thread at any time before)
-    n = pos.shape[0]
-    span = block_size(n, max(n_blocks // SWEEP_RANGES_PER_BLOCKS, 1))
-    deferred_end = deferred_ends(n, span, i_start, j_start, j_pairs)
     for s in range(n_steps):
         _sweep_ranges(n, span, deferred_end, dt, model, state, table, run, shapes, damping)
-        _reduce_deferred(n, span, deferred_end, dt, model, state, table, run, rigid, damping)
+        reduce_kick_deferred(span, deferred_end, j_start, j_pairs, out, status, owner, mass, inv_mass, inv_inertia,
+                             gravity, pos, vel, angvel, quat, force, torque, vel_pred, angvel_pred, dissipated,
+                             diss_terms, boundary_work, ref_pos, dt, half_skin, flags, damping, rigid)
         # an overlap beyond the guard ends the call on a step boundary (a consistent state to diagnose)
         last = s == n_steps - 1 or flags[FLAG_OVERLAP] != 0 or flags[FLAG_STATE_NAN] != 0
         if not last:
@@ -516,7 +520,7 @@ def advance_parallel(n_steps, dt, resume, model, state, table, run, shapes):
 def _sweep_ranges(n, span, deferred_end, dt, model, state, table, run, shapes, damping):
     """The serial step's sweep (pairs, then reduction and closing half kick, block by block) over
     each range of ``span`` bodies in parallel, the reduction of its first ``deferred_end`` bodies
-    left out (:func:`_reduce_deferred`).  Safe in parallel: a range's pairs read, of another
+    left out (:func:`reduce_kick_deferred`).  Safe in parallel: a range's pairs read, of another
     range's bodies, only those left out (a pair (i, j) of an earlier range has j below that
     range's deferred end; the drift that moves positions is a pass of its own)."""
     radius, mass, inv_mass, inv_inertia, fixed, material, gravity, wall_normal, wall_material, pair_params = model
@@ -538,16 +542,6 @@ def _sweep_ranges(n, span, deferred_end, dt, model, state, table, run, shapes, d
             if lo < e:
                 _reduce_block(lo, e, dt, 0.0, model, state, table, run, rigid, damping)
             a = e
-
-
-@pkernel
-def _reduce_deferred(n, span, deferred_end, dt, model, state, table, run, rigid, damping):
-    """The reduction and closing half kick of the bodies :func:`_sweep_ranges` left out."""
-    for r in prange((n + span - 1) // span):
-        a = r * span
-        d = min(deferred_end[r], n)
-        if a < d:
-            _reduce_block(a, d, dt, 0.0, model, state, table, run, rigid, damping)
 
 
 @kernel
