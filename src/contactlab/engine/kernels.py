@@ -461,8 +461,9 @@ def _reduce_block(p0, p1, kick_dt, drift_dt, model, state, table, run, rigid, da
 
 @kernel
 def advance_parallel(n_steps, dt, resume, model, state, table, run, shapes):
-    """:func:`advance` with its loops in parallel regions over ``n_blocks`` blocks (the same
-    arguments, results and return value)."""
+    """:func:`advance` with the sweep over ``n_blocks // SWEEP_RANGES_PER_BLOCKS`` ranges of bodies
+    in parallel (the same arguments, results and return value).  (:func:`pair_forces` and
+    :func:`reduce_kick`, the two passes alone, are kept for ``benchmarks/profile_step.py``.)"""
     radius, mass, inv_mass, inv_inertia, fixed, material, gravity, wall_normal, wall_material, pair_params = model
     (pos, vel, angvel, quat, force, torque, wall_point, wall_vel, dissipated, diss_terms, boundary_work, boundary_power,
      damping_work, damping_force) = state
