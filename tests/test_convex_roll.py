@@ -398,8 +398,9 @@ def _random_geometry(rng, dt):
                 radius_i=0.0165, radius_j=math.inf, radius=0.0165, mass=0.06, pair_rotation=np.zeros(3))
 
 
-def test_law_equals_numpy_twin():
-    model, p = _params()
+@pytest.mark.parametrize("convention", ["contact_point", "centre"])
+def test_law_equals_numpy_twin(convention):
+    model, p = _params(damping_convention=convention)
     assert convex_roll.HISTORY_SIZE == model.history_size == 0
     rng = np.random.default_rng(17)
     dt = 1e-5
@@ -527,15 +528,56 @@ def test_roll_on_ground_slip_matches_exudyn():
         np.testing.assert_allclose(f_t, -mu * f_n * v_diff / speed, rtol=1e-9, atol=1e-12 * f_n)
 
 
+def test_centre_damping_is_exudyns_normal_force():
+    """``damping_convention="centre"``: the normal force is Exudyn's ``k delta - d v1_z`` with ``v1``
+    the velocity of the roll's centre (body i on the resting ground z = 0, tilted and spinning),
+    whatever the spin; the default damps the penetration rate at C instead, which differs by
+    ``d (omega x p_C)_z``.  The dissipation is the damper's force times the contact point's rate."""
+    k, d = 1e5, 200.0
+    _, p_point = _params(contact_damping=d)
+    _, p_centre = _params(contact_damping=d, damping_convention="centre")
+    rng = np.random.default_rng(5)
+    ez = np.array([0.0, 0.0, 1.0])
+    dt = 1e-5
+    for _ in range(50):
+        lever = np.array([rng.normal(scale=0.02), rng.normal(scale=0.02), -0.016])   # centre to C
+        omega = rng.normal(scale=50.0, size=3)
+        v_c = rng.normal(scale=0.05, size=3)                                         # centre's velocity
+        v_point = v_c + np.cross(omega, lever)
+        delta = rng.uniform(1e-6, 1e-4)
+        g = dict(normal=-ez, overlap=delta, contact_point=lever, branch_i=lever, branch_j=np.zeros(3),
+                 rel_velocity=-v_point, rel_angular_velocity=-omega, rel_displacement=-v_point * dt,
+                 rel_rotation=np.zeros(3), radius_i=0.0165, radius_j=math.inf, radius=0.0165, mass=0.1,
+                 pair_rotation=np.zeros(3))
+        f = _call_law(_record(g), p_centre, (), dt)[0]
+        assert f[2] == pytest.approx(k * delta - d * v_c[2], rel=1e-12, abs=1e-9)
+        f0 = _call_law(_record(g), p_point, (), dt)[0]
+        assert f0[2] == pytest.approx(k * delta - d * v_point[2], rel=1e-12, abs=1e-9)
+        assert f0[2] - f[2] == pytest.approx(-d * np.cross(omega, lever)[2], rel=1e-9, abs=1e-9)
+        # without friction, the dissipation is the damper's force times the contact point's rate
+        _, p_bare = _params(contact_damping=d, damping_convention="centre", dynamic_friction=0.0,
+                            static_friction_offset=0.0, viscous_friction=0.0)
+        diss = _call_law(_record(g), p_bare, (), dt)[3]
+        assert diss == pytest.approx(d * v_c[2] * v_point[2] * dt, rel=1e-12)
+
+
 # ---------------------------------------------------------------------------- the model
 def test_model_parameters_and_limits():
     m = cl.models.ConvexRollContact()
     assert m.values == dict(contact_stiffness=0.0, contact_damping=0.0, dynamic_friction=0.0,
                             static_friction_offset=0.0, viscous_friction=0.0, exponential_decay_static=1e-3,
-                            friction_proportional_zone=1e-3)
+                            friction_proportional_zone=1e-3, damping_convention=0.0)
+    assert m.damping_convention_name == "contact_point"
     from contactlab.laws import registry
     assert registry.model_class("ConvexRollContact") is cl.models.ConvexRollContact
     assert registry.model_from_dict(m.to_dict()).values == m.values
+    for name in ("centre", "center", "exudyn", 1):
+        c = cl.models.ConvexRollContact(damping_convention=name)
+        assert c.damping_convention == 1.0 and c.damping_convention_name == "centre"
+        assert registry.model_from_dict(c.to_dict()).values == c.values
+    for bad in ("middle", 0.5, True, None):
+        with pytest.raises(InputError, match="damping_convention"):
+            cl.models.ConvexRollContact(damping_convention=bad)
     with pytest.raises(InputError, match="exponential_decay_static"):
         cl.models.ConvexRollContact(exponential_decay_static=0.0)
     with pytest.raises(InputError, match="contact_damping"):

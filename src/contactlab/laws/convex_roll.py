@@ -14,9 +14,22 @@ Normal force (on ``i`` along ``-normal``), the spec's penalty with damping::
 with the overlap ``delta = -z_pen`` (m; the spec's penetration ``z_pen = (C - ground) . n`` is
 negative in contact) and its rate ``delta' = -rel_velocity . normal`` (m/s) taken at the
 material points at C.  As in the spec, ``f_N`` is not clamped: while the bodies separate fast
-enough (``d_c delta' < -k_c delta``) the damper makes it pull.  (Exudyn's code damps the normal
-velocity of the roll's centre; the rate of the penetration at C, used here, is what the spec's
-``dz_pen/dt`` is, and it makes the damper's power ``d_c delta'^2``.)
+enough (``d_c delta' < -k_c delta``) the damper makes it pull.
+
+Damping convention (``damping_convention``): by default the damper acts on the rate of the
+penetration at C, which is what the spec's ``dz_pen/dt`` is; its power is then ``d_c delta'^2``.
+Exudyn's implementation damps the normal velocity of the roll's centre instead
+(``damping_convention="centre"``)::
+
+    f_N = k_c delta + d_c delta'_c,   delta'_c = -(w - (omega_j - omega_i) x branch_i) . normal
+
+the velocity of ``i``'s centre relative to body ``j`` (``j``'s motion carried rigidly to ``i``'s
+centre; for a roll on fixed ground, minus the roll centre's velocity along the normal).  The two
+agree for spheres (the branch is along the normal) and differ for a tilted spinning roll, whose
+contact point sweeps over the hull while its centre stays at a height: in spec 003's drop test the
+roll ends ~1.7 mm from Exudyn's at 0.5 s with the spec's form and within 0.1 mm with the centre's.
+The damper's force acts at C, so its power is ``d_c delta'_c delta'``, which can be negative for
+the centre convention (the damper then feeds the contact).
 
 Slip velocity (m/s)::
 
@@ -45,7 +58,8 @@ implementation, like this law, multiplies by ``|f_N|``: friction opposes the sli
 damper pulls.  The law returns no couple: the moment about the roll's centre of mass,
 ``branch_i x force`` (the spec's ``p_m1,C x (f_N + f_s)``), is applied by the engine.
 
-Energy: stored ``k_c delta^2 / 2``; dissipation of a step: the damper's ``d_c delta'^2 dt`` plus
+Energy: stored ``k_c delta^2 / 2``; dissipation of a step: the damper's ``d_c delta'^2 dt`` (centre
+convention: ``d_c delta'_c delta' dt``) plus
 the work of friction over the step's tangential relative displacement of the material points
 (``rel_displacement``, the integrator's exact increment; ``= mu |f_N| |v_s| dt`` to first order),
 so the engine's energy balance closes.  No history (``HISTORY_SIZE = 0``): the spec's data
@@ -58,6 +72,7 @@ import math
 import numpy as np
 
 from .._jit import jit
+from ..errors import InputError
 from ..vec import dot
 from .base import ContactModel, HistoryField, PairCase, Parameter, geometry_arrays, history_size, verlet_limit
 
@@ -71,7 +86,12 @@ HISTORY_FIELDS: tuple[HistoryField, ...] = ()
 HISTORY_SIZE = history_size(HISTORY_FIELDS)
 
 # pair-table columns (the same for every pair of materials)
-K_C, D_C, MU_D, MU_S, MU_V, V_EXP, V_REG = range(7)
+K_C, D_C, MU_D, MU_S, MU_V, V_EXP, V_REG, CENTRE = range(8)
+
+#: ``damping_convention`` by name, and the pair-table value that stands for it
+DAMPING_CONVENTIONS = {"contact_point": 0.0, "centre": 1.0}
+#: other spellings accepted for them
+_CONVENTION_ALIASES = {"spec": "contact_point", "center": "centre", "exudyn": "centre"}
 
 
 @jit
@@ -103,12 +123,21 @@ def law(g, p, h, dt):
     n = g.normal
     w = g.rel_velocity
     w_n = dot(w, n)
-    rate = -w_n                              # overlap rate, m/s
+    rate = -w_n                              # overlap rate at the contact point, m/s
     k_c = p[K_C]
     d_c = p[D_C]
-    f_n = k_c * delta + d_c * rate           # may be < 0 (damper pulling), as in the spec
+    damped = rate
+    if p[CENTRE] != 0.0:
+        # Exudyn's convention: the normal velocity of i's centre relative to body j (j's motion
+        # carried to i's centre), -(w - (omega_j - omega_i) x branch_i) . n
+        a = g.rel_angular_velocity
+        b = g.branch_i
+        damped = rate + (n[0] * (a[1] * b[2] - a[2] * b[1]) + n[1] * (a[2] * b[0] - a[0] * b[2])
+                         + n[2] * (a[0] * b[1] - a[1] * b[0]))
+    f_n = k_c * delta + d_c * damped         # may be < 0 (damper pulling), as in the spec
     stored = 0.5 * k_c * delta * delta
-    diss = d_c * rate * rate * dt
+    # the damper's force works on the motion of the contact point: its power is d_c damped rate
+    diss = d_c * damped * rate * dt
     # slip of i relative to j: minus the tangential part of w
     sx = -(w[0] - w_n * n[0])
     sy = -(w[1] - w_n * n[1])
@@ -127,6 +156,21 @@ def law(g, p, h, dt):
         d_n = dot(d, n)
         diss += c_t * (sx * (d_n * n[0] - d[0]) + sy * (d_n * n[1] - d[1]) + sz * (d_n * n[2] - d[2]))
     return force, z, stored, diss, True, ()
+
+
+def parse_damping_convention(value) -> float:
+    """``damping_convention`` as its pair-table value: a name of :data:`DAMPING_CONVENTIONS` (or an
+    alias: ``"spec"``, ``"center"``, ``"exudyn"``), or the stored value 0 or 1 itself."""
+    if isinstance(value, str):
+        name = _CONVENTION_ALIASES.get(value.strip().lower(), value.strip().lower())
+        if name not in DAMPING_CONVENTIONS:
+            raise InputError(f"damping_convention must be 'contact_point' (the spec's penetration rate at the "
+                             f"contact point) or 'centre' (Exudyn's: the roll centre's normal velocity), "
+                             f"got {value!r}")
+        return DAMPING_CONVENTIONS[name]
+    if isinstance(value, (int, float, np.integer, np.floating)) and not isinstance(value, bool) and value in (0, 1):
+        return float(value)
+    raise InputError(f"damping_convention must be 'contact_point' or 'centre' (or 0 or 1), got {value!r}")
 
 
 class ConvexRollContact(ContactModel):
@@ -150,6 +194,14 @@ class ConvexRollContact(ContactModel):
     friction_proportional_zone : float
         v_reg, m/s (>= 0, default 1e-3): below this slip speed the friction is proportional to it
         (exudyn's regVel).
+    damping_convention : str
+        Which normal velocity the damper ``d_c`` acts on. ``"contact_point"`` (default, the spec's
+        equation): the penetration rate at the contact point, ``delta' = -rel_velocity . normal``.
+        ``"centre"`` (alias ``"exudyn"``): the normal velocity of the roll's centre relative to the
+        other body, as Exudyn's implementation of ObjectContactConvexRoll computes it
+        (``contactDamping * v1[2]``); use it to reproduce Exudyn's results.  The two differ by
+        ``((omega_j - omega_i) x branch_i) . normal``: zero for spheres, not for a tilted spinning
+        roll, whose contact point sweeps over its hull.  Stored as 0 (contact point) or 1 (centre).
 
     The model is the same for every pair of materials; the normal force may pull near separation
     (see :mod:`contactlab.laws.convex_roll`).
@@ -176,18 +228,27 @@ class ConvexRollContact(ContactModel):
                   0.0, math.inf, False),
         Parameter("friction_proportional_zone", "m/s", "slip speed v_reg below which friction is proportional",
                   1e-3, 0.0),
+        Parameter("damping_convention", "-", "velocity the damper acts on: 0 'contact_point' (spec), "
+                  "1 'centre' (Exudyn's implementation)", 0.0, 0.0, 1.0),
     )
     history_fields = HISTORY_FIELDS
-    pair_fields = ("k_c", "d_c", "mu_d", "mu_s_off", "mu_v", "v_exp", "v_reg")
+    pair_fields = ("k_c", "d_c", "mu_d", "mu_s_off", "mu_v", "v_exp", "v_reg", "centre_damping")
     # linear spring switched on at first touch, as LinearSpringDashpot: ~15 steps per contact
     default_dt_fraction = 0.15
 
     def __init__(self, contact_stiffness=0.0, contact_damping=0.0, dynamic_friction=0.0, static_friction_offset=0.0,
-                 viscous_friction=0.0, exponential_decay_static=1e-3, friction_proportional_zone=1e-3, **unknown):
+                 viscous_friction=0.0, exponential_decay_static=1e-3, friction_proportional_zone=1e-3,
+                 damping_convention="contact_point", **unknown):
         super().__init__(contact_stiffness=contact_stiffness, contact_damping=contact_damping,
                          dynamic_friction=dynamic_friction, static_friction_offset=static_friction_offset,
                          viscous_friction=viscous_friction, exponential_decay_static=exponential_decay_static,
-                         friction_proportional_zone=friction_proportional_zone, **unknown)
+                         friction_proportional_zone=friction_proportional_zone,
+                         damping_convention=parse_damping_convention(damping_convention), **unknown)
+
+    @property
+    def damping_convention_name(self) -> str:
+        """The damping convention by name: ``"contact_point"`` or ``"centre"``."""
+        return "centre" if self.damping_convention else "contact_point"
 
     #: a law of the roll on a plane (spec 003): validated by its own tests (tests/test_convex_roll.py)
     validation_battery = False
@@ -200,7 +261,8 @@ class ConvexRollContact(ContactModel):
     def row(self) -> tuple[float, ...]:
         """The pair-table row (the same for every pair), in the order of ``pair_fields``."""
         return (self.contact_stiffness, self.contact_damping, self.dynamic_friction, self.static_friction_offset,
-                self.viscous_friction, self.exponential_decay_static, self.friction_proportional_zone)
+                self.viscous_friction, self.exponential_decay_static, self.friction_proportional_zone,
+                self.damping_convention)
 
     def pair_table(self, materials):
         row = np.array(self.row(), dtype=float)
@@ -262,7 +324,10 @@ def reference_law(geometry: dict, params, hist, dt):
     n = g["normal"]
     w = g["rel_velocity"]
     rate = -float(w @ n)
-    f_n = p[K_C] * delta + p[D_C] * rate
+    damped = rate
+    if p[CENTRE]:
+        damped = -float((w - np.cross(g["rel_angular_velocity"], g["branch_i"])) @ n)
+    f_n = p[K_C] * delta + p[D_C] * damped
     v_s = -(w - (w @ n) * n)
     speed = float(np.linalg.norm(v_s))
     mu = float(stribeck_reference(speed, p[MU_D], p[MU_S], p[MU_V], p[V_EXP], p[V_REG]))
@@ -270,5 +335,5 @@ def reference_law(geometry: dict, params, hist, dt):
     d = g["rel_displacement"]
     d_t = d - (d @ n) * n
     # friction force on i times the displacement of i's point relative to j's (-d_t), negated
-    diss = p[D_C] * rate**2 * dt - float(f_s @ (-d_t))
+    diss = p[D_C] * damped * rate * dt - float(f_s @ (-d_t))
     return -f_n * n + f_s, np.zeros(3), 0.5 * p[K_C] * delta**2, diss, True, np.zeros(0)
