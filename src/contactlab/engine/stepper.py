@@ -143,7 +143,7 @@ class Stepper:
         n_terms = len(self.dissipation_terms)
         self._complete_state(n_terms)
         #: (M, M, P) pair-parameter table of the law, per pair of materials (mixing done once)
-        self.pair_params = np.ascontiguousarray(law.pair_table(model.materials), dtype=np.float64)
+        self.pair_params = np.ascontiguousarray(law.scene_pair_table(model), dtype=np.float64)
         n_hist = law.history_size + max(n_terms, 1)
         #: first of the three history columns that keep a shape pair's last normal (-1: spheres only)
         self.geo_col = n_hist if model.has_shapes else -1

@@ -391,6 +391,13 @@ class ContactModel:
             raise NotImplementedError(f"{type(self).__name__}: its law module {self.law_module} has no reference_law")
         return twin(geometry, params, history, dt)
 
+    def scene_pair_table(self, model) -> np.ndarray:
+        """The pair table the engine runs with, for the frozen model of a scene (its bodies'
+        masses and inertias included).  Default: :meth:`pair_table` of the scene's materials; a
+        law whose parameters depend on the bodies (e.g. an implicit friction that needs the
+        effective mass of sliding) overrides it."""
+        return self.pair_table(model.materials)
+
     # ------------------------------------------------------------------ to implement
     def pair_table(self, materials: tuple[Material, ...]) -> np.ndarray:
         """(M, M, P) float64 table of pair parameters, row ``[a, b]`` for materials a and b."""

@@ -1,5 +1,5 @@
 """The contact law of the convex roll (spec 003, Exudyn's ObjectContactConvexRoll): penalty normal
-force with damping and regularized Stribeck friction, no history.
+force with damping and regularized Stribeck friction (implicit by default).
 
 The law reads any contact-geometry record (:mod:`contactlab.geometry.record`), so it also serves
 sphere-sphere and sphere-wall pairs; for the roll on a plane the record comes from
@@ -52,18 +52,33 @@ with ``mu`` the regularized Stribeck function of exudyn.physics (:func:`stribeck
     mu(v) = (mu_d + mu_s_off) v / v_reg                                        |v| <= v_reg, v_reg > 0
     mu(v) = sign(v) (mu_d + mu_s_off exp(-(|v| - v_reg)/v_exp) + mu_v (|v| - v_reg))   else
 
-so below ``v_reg`` the friction is a linear tangential dashpot
+(evaluated, by default, at the slip the step ends with: see "Implicit friction" below), so below
+``v_reg`` the friction is a linear tangential dashpot
 ``-(mu_d + mu_s_off) |f_N| / v_reg * v_s`` (no singularity at ``v_s = 0``).  Exudyn's
 implementation, like this law, multiplies by ``|f_N|``: friction opposes the slip even while the
 damper pulls.  The law returns no couple: the moment about the roll's centre of mass,
 ``branch_i x force`` (the spec's ``p_m1,C x (f_N + f_s)``), is applied by the engine.
 
+Implicit friction (``implicit_friction=True``, the default): the dashpot below ``v_reg`` is stiff
+(``(mu_d + mu_s) |f_N| / v_reg`` on the effective mass of sliding ``m_t``), and an explicit step
+must stay below ``m_t / c`` or the friction chatters (first-order convergence).  The law instead
+uses the slip the step ends with, ``v_e = u + dt/(2 m_t) f_s`` with ``u`` the predicted slip less
+``dt/(2 m_t)`` times the last step's friction (the part of the prediction that friction made;
+it is the law's history), and solves ``f_s = -(peak / v_reg) v_e`` in closed form in the
+proportional zone (``|u| <= v_reg + dt/(2 m_t) peak``, ``peak = (mu_d + mu_s) |f_N|``), else
+takes the Stribeck coefficient at ``|u| - dt/(2 m_t) peak`` along ``-u``.  This is the
+trapezoidal (Crank-Nicolson) treatment of the dashpot: stable at any step for any ``m_t`` at
+most the true effective mass, second order.  ``m_t`` is ``friction_mass`` when given, else the
+bound :meth:`ConvexRollContact.scene_pair_table` computes from the scene's bodies.
+
 Energy: stored ``k_c delta^2 / 2``; dissipation of a step: the damper's ``d_c delta'^2 dt`` (centre
 convention: ``d_c delta'_c delta' dt``) plus
 the work of friction over the step's tangential relative displacement of the material points
-(``rel_displacement``, the integrator's exact increment; ``= mu |f_N| |v_s| dt`` to first order),
-so the engine's energy balance closes.  No history (``HISTORY_SIZE = 0``): the spec's data
-coordinates only serve Exudyn's discontinuous iteration.
+(``rel_displacement``, the integrator's exact increment), with the trapezoid of the last step's
+friction and this step's (the work the integrator's kinetic energy sees; ``mu |f_N| |v_s| dt``
+in steady sliding),
+so the engine's energy balance closes.  History: the last step's friction force (3 floats); the
+spec's data coordinates only serve Exudyn's discontinuous iteration and are not kept.
 """
 from __future__ import annotations
 
@@ -73,6 +88,7 @@ import numpy as np
 
 from .._jit import jit
 from ..errors import InputError
+from ..geometry.shapes import ROLL
 from ..vec import dot
 from .base import ContactModel, HistoryField, PairCase, Parameter, geometry_arrays, history_size, verlet_limit
 
@@ -81,12 +97,13 @@ __all__ = ["ConvexRollContact", "law", "reference_law", "stribeck", "stribeck_re
 #: gap (m) up to which the engine hands a pair to the law; farther pairs are reset
 INTERACTION_RANGE = 0.0
 #: the per-contact history: named fields, declared once (the model's ``history_fields``)
-HISTORY_FIELDS: tuple[HistoryField, ...] = ()
+HISTORY_FIELDS: tuple[HistoryField, ...] = (
+    HistoryField("friction", 3, "N", "friction force on i of the last step (the implicit friction's start)"),)
 #: history floats per contact (derived from the fields)
 HISTORY_SIZE = history_size(HISTORY_FIELDS)
 
 # pair-table columns (the same for every pair of materials)
-K_C, D_C, MU_D, MU_S, MU_V, V_EXP, V_REG, CENTRE = range(8)
+K_C, D_C, MU_D, MU_S, MU_V, V_EXP, V_REG, CENTRE, IMPLICIT, FRICTION_MASS = range(10)
 
 #: ``damping_convention`` by name, and the pair-table value that stands for it
 DAMPING_CONVENTIONS = {"contact_point": 0.0, "centre": 1.0}
@@ -119,7 +136,7 @@ def law(g, p, h, dt):
     delta = g.overlap
     z = (0.0, 0.0, 0.0)
     if delta <= 0.0:
-        return z, z, 0.0, 0.0, False, ()
+        return z, z, 0.0, 0.0, False, z
     n = g.normal
     w = g.rel_velocity
     w_n = dot(w, n)
@@ -142,20 +159,67 @@ def law(g, p, h, dt):
     sx = -(w[0] - w_n * n[0])
     sy = -(w[1] - w_n * n[1])
     sz = -(w[2] - w_n * n[2])
+    # implicit friction: the slip the step ends with, u + half f_s, with u the predicted slip less
+    # the part of the last step's friction f_old the prediction carried (tangential part)
+    half = 0.0
+    if p[IMPLICIT] != 0.0 and p[FRICTION_MASS] > 0.0:
+        half = 0.5 * dt / p[FRICTION_MASS]
+    if half > 0.0:
+        f_old = (h[0], h[1], h[2])
+        fo_n = dot(f_old, n)
+        sx -= half * (f_old[0] - fo_n * n[0])
+        sy -= half * (f_old[1] - fo_n * n[1])
+        sz -= half * (f_old[2] - fo_n * n[2])
     speed = math.sqrt(sx * sx + sy * sy + sz * sz)
     v_reg = p[V_REG]
+    load = abs(f_n)
     c_t = 0.0                                # friction force per slip velocity, N s/m
-    if speed <= v_reg and v_reg > 0.0:
-        c_t = (p[MU_D] + p[MU_S]) * abs(f_n) / v_reg
-    elif speed > 0.0:
-        c_t = stribeck(speed, p[MU_D], p[MU_S], p[MU_V], p[V_EXP], v_reg) * abs(f_n) / speed
-    force = (-f_n * n[0] - c_t * sx, -f_n * n[1] - c_t * sy, -f_n * n[2] - c_t * sz)
-    if c_t != 0.0:
-        # friction work over the step: f_s . (displacement of i's point relative to j's)
-        d = g.rel_displacement
-        d_n = dot(d, n)
-        diss += c_t * (sx * (d_n * n[0] - d[0]) + sy * (d_n * n[1] - d[1]) + sz * (d_n * n[2] - d[2]))
-    return force, z, stored, diss, True, ()
+    if speed > 0.0:
+        peak = (p[MU_D] + p[MU_S]) * load    # the friction at v_reg, N
+        zone = v_reg + half * peak           # predicted slip at which the end slip is v_reg
+        if zone > 0.0 and speed <= zone:
+            # proportional zone: f_s = -(peak / v_reg) x the end slip (v_reg = 0: the end slip is 0)
+            c_t = peak / zone
+        else:
+            # beyond it: the Stribeck coefficient at the end slip (the predicted one when explicit)
+            c_t = stribeck(speed - half * peak, p[MU_D], p[MU_S], p[MU_V], p[V_EXP], v_reg) * load / speed
+    fx, fy, fz = -c_t * sx, -c_t * sy, -c_t * sz
+    force = (-f_n * n[0] + fx, -f_n * n[1] + fy, -f_n * n[2] + fz)
+    # friction work over the step: the trapezoid of the last step's friction and this one's over the
+    # tangential displacement of i's point relative to j's (the work the integrator's kinetic
+    # energy sees); -(f_old + f_s) / 2 . (d - d_n n)
+    d = g.rel_displacement
+    d_n = dot(d, n)
+    tx, ty, tz = d[0] - d_n * n[0], d[1] - d_n * n[1], d[2] - d_n * n[2]
+    diss += 0.5 * ((h[0] + fx) * tx + (h[1] + fy) * ty + (h[2] + fz) * tz)
+    return force, z, stored, diss, True, (fx, fy, fz)
+
+
+def _as_switch(name: str, value) -> float:
+    """A yes/no parameter as its pair-table value 1.0 or 0.0 (a bool, or the stored 0 or 1)."""
+    if isinstance(value, (bool, np.bool_)) or (isinstance(value, (int, float, np.integer, np.floating))
+                                                and value in (0, 1)):
+        return float(bool(value))
+    raise InputError(f"{name} must be True or False, got {value!r}")
+
+
+def sliding_mobility(model) -> np.ndarray:
+    """(N,) 1/kg per body of a frozen model: an upper bound of the velocity a unit tangential
+    force at any point of its surface gives that point, ``1/m + max_t (b x t) . I^-1 (b x t)``
+    over levers ``b`` from the centre of mass (0 for fixed bodies).  A sphere's is exact,
+    ``1/m + r^2 / I``; a roll's (axis = local x) ``1/m + r_max^2 / I_x + R^2 / min(I_y, I_z)``
+    (the axial component of ``b x t`` is at most the hull radius ``r_max``, the others at most the
+    bounding radius ``R``); other shapes ``1/m + R^2 / I_min``."""
+    inv_i = np.asarray(model.inv_principal_inertia, dtype=float)
+    lever = np.asarray(model.radius, dtype=float)
+    mobility = model.inv_mass + lever**2 * inv_i.max(axis=1)
+    if model.shape_kind is not None:
+        roll = np.asarray(model.shape_kind) == ROLL
+        if roll.any():
+            hull = np.asarray(model.contact_radius, dtype=float)[roll]
+            mobility[roll] = (model.inv_mass[roll] + hull**2 * inv_i[roll, 0]
+                              + lever[roll]**2 * np.maximum(inv_i[roll, 1], inv_i[roll, 2]))
+    return mobility
 
 
 def parse_damping_convention(value) -> float:
@@ -202,6 +266,16 @@ class ConvexRollContact(ContactModel):
         (``contactDamping * v1[2]``); use it to reproduce Exudyn's results.  The two differ by
         ``((omega_j - omega_i) x branch_i) . normal``: zero for spheres, not for a tilted spinning
         roll, whose contact point sweeps over its hull.  Stored as 0 (contact point) or 1 (centre).
+    implicit_friction : bool
+        True (default): the regularized friction is evaluated at the slip the step ends with (see
+        the module docstring), stable and second order at any step; False: at the predicted slip
+        (explicit), which needs ``dt <= friction_mass / c`` (:meth:`accuracy_limit`) and
+        converges only to first order in ``dt`` once it chatters.
+    friction_mass : float
+        m_t, kg (>= 0, default 0 = from the scene): the effective mass of sliding at a contact the
+        implicit friction uses.  With 0 the engine takes, per pair of materials, the smallest one
+        any two of the scene's bodies of those materials can have (a bound: rotation included,
+        lever up to the body's bounding radius), which keeps the scheme stable for every contact.
 
     The model is the same for every pair of materials; the normal force may pull near separation
     (see :mod:`contactlab.laws.convex_roll`).
@@ -230,20 +304,27 @@ class ConvexRollContact(ContactModel):
                   1e-3, 0.0),
         Parameter("damping_convention", "-", "velocity the damper acts on: 0 'contact_point' (spec), "
                   "1 'centre' (Exudyn's implementation)", 0.0, 0.0, 1.0),
+        Parameter("implicit_friction", "-", "1: friction at the slip the step ends with (default), 0: explicit",
+                  1.0, 0.0, 1.0),
+        Parameter("friction_mass", "kg", "effective mass of sliding for the implicit friction (0: from the scene)",
+                  0.0, 0.0),
     )
     history_fields = HISTORY_FIELDS
-    pair_fields = ("k_c", "d_c", "mu_d", "mu_s_off", "mu_v", "v_exp", "v_reg", "centre_damping")
+    pair_fields = ("k_c", "d_c", "mu_d", "mu_s_off", "mu_v", "v_exp", "v_reg", "centre_damping", "implicit_friction",
+                   "friction_mass")
     # linear spring switched on at first touch, as LinearSpringDashpot: ~15 steps per contact
     default_dt_fraction = 0.15
 
     def __init__(self, contact_stiffness=0.0, contact_damping=0.0, dynamic_friction=0.0, static_friction_offset=0.0,
                  viscous_friction=0.0, exponential_decay_static=1e-3, friction_proportional_zone=1e-3,
-                 damping_convention="contact_point", **unknown):
+                 damping_convention="contact_point", implicit_friction=True, friction_mass=0.0, **unknown):
         super().__init__(contact_stiffness=contact_stiffness, contact_damping=contact_damping,
                          dynamic_friction=dynamic_friction, static_friction_offset=static_friction_offset,
                          viscous_friction=viscous_friction, exponential_decay_static=exponential_decay_static,
                          friction_proportional_zone=friction_proportional_zone,
-                         damping_convention=parse_damping_convention(damping_convention), **unknown)
+                         damping_convention=parse_damping_convention(damping_convention),
+                         implicit_friction=_as_switch("implicit_friction", implicit_friction),
+                         friction_mass=friction_mass, **unknown)
 
     @property
     def damping_convention_name(self) -> str:
@@ -262,11 +343,27 @@ class ConvexRollContact(ContactModel):
         """The pair-table row (the same for every pair), in the order of ``pair_fields``."""
         return (self.contact_stiffness, self.contact_damping, self.dynamic_friction, self.static_friction_offset,
                 self.viscous_friction, self.exponential_decay_static, self.friction_proportional_zone,
-                self.damping_convention)
+                self.damping_convention, self.implicit_friction, self.friction_mass)
 
     def pair_table(self, materials):
         row = np.array(self.row(), dtype=float)
         return np.broadcast_to(row, (len(materials), len(materials), len(row))).copy()
+
+    def scene_pair_table(self, model) -> np.ndarray:
+        """The pair table with ``friction_mass`` filled in from the scene when it is 0: per pair of
+        materials ``(a, b)``, ``1 / (W_a + W_b)`` with ``W_a`` the largest mobility
+        (:func:`sliding_mobility`) of a free body of material ``a`` (0 without one: walls, meshes
+        and fixed bodies do not move under a contact force)."""
+        table = self.pair_table(model.materials)
+        if self.friction_mass == 0.0:
+            mobility = sliding_mobility(model)
+            n_mat = len(model.materials)
+            worst = np.zeros(n_mat)
+            np.maximum.at(worst, np.asarray(model.material, dtype=np.int64), mobility)
+            total = worst[:, None] + worst[None, :]
+            with np.errstate(divide="ignore"):
+                table[:, :, FRICTION_MASS] = np.where(total > 0.0, 1.0 / total, 0.0)
+        return table
 
     def stability_limit(self, case: PairCase) -> float:
         """Normal oscillation ``k_c`` with the damper ``d_c`` on the effective mass of the contact
@@ -290,14 +387,15 @@ class ConvexRollContact(ContactModel):
         return verlet_limit(math.sqrt(k / m), c / math.sqrt(k * m))
 
     def accuracy_limit(self, case: PairCase) -> float:
-        """Largest step resolving the regularized friction (s): below ``v_reg`` it is a tangential
+        """Largest step resolving the explicit regularized friction (s; ``inf`` with the implicit
+        friction, the default, which is stable at any step): below ``v_reg`` it is a tangential
         dashpot of coefficient ``c = (mu_d + mu_s_off) f_N / v_reg`` (``f_N = k_c`` times the
         reference overlap) on the effective mass of sliding ``m_t``; with the engine's predicted
         velocity a dashpot is resolved while ``dt <= m_t / c``.  A larger step makes the friction
         chatter in stick (bounded force, ``mu |f_N|`` at most) but cannot blow up."""
         mu = self.dynamic_friction + self.static_friction_offset
         v_reg = self.friction_proportional_zone
-        if not (mu > 0.0 and v_reg > 0.0):
+        if self.implicit_friction or not (mu > 0.0 and v_reg > 0.0):
             return math.inf
         c_t = mu * self.contact_stiffness * case.overlap / v_reg
         return case.tangential_mass / c_t if c_t > 0.0 else math.inf
@@ -315,12 +413,12 @@ def stribeck_reference(v, mu_d, mu_s_off, mu_v=0.0, v_exp=1e-3, v_reg=1e-3):
 
 
 def reference_law(geometry: dict, params, hist, dt):
-    """Plain NumPy twin of :func:`law` (returns arrays; history an empty array)."""
+    """Plain NumPy twin of :func:`law` (returns arrays; the history: the friction force on i)."""
     g = geometry_arrays(geometry)
     p = np.asarray(params, dtype=float)
     delta = g["overlap"]
     if delta <= 0:
-        return np.zeros(3), np.zeros(3), 0.0, 0.0, False, np.zeros(0)
+        return np.zeros(3), np.zeros(3), 0.0, 0.0, False, np.zeros(3)
     n = g["normal"]
     w = g["rel_velocity"]
     rate = -float(w @ n)
@@ -329,11 +427,22 @@ def reference_law(geometry: dict, params, hist, dt):
         damped = -float((w - np.cross(g["rel_angular_velocity"], g["branch_i"])) @ n)
     f_n = p[K_C] * delta + p[D_C] * damped
     v_s = -(w - (w @ n) * n)
-    speed = float(np.linalg.norm(v_s))
-    mu = float(stribeck_reference(speed, p[MU_D], p[MU_S], p[MU_V], p[V_EXP], p[V_REG]))
-    f_s = -mu * abs(f_n) * v_s / speed if speed > 0 else np.zeros(3)
+    half = 0.5 * dt / p[FRICTION_MASS] if p[IMPLICIT] and p[FRICTION_MASS] > 0 else 0.0
+    f_old = np.asarray(hist, dtype=float)[0:3]
+    u = v_s - half * (f_old - (f_old @ n) * n)          # the end slip without this step's friction
+    speed = float(np.linalg.norm(u))
+    peak = (p[MU_D] + p[MU_S]) * abs(f_n)
+    zone = p[V_REG] + half * peak
+    if speed == 0:
+        f_s = np.zeros(3)
+    elif 0 < zone and speed <= zone:
+        f_s = -peak / zone * u                           # = -(peak / v_reg) (u + half f_s)
+    else:
+        f_s = -float(stribeck_reference(speed - half * peak, p[MU_D], p[MU_S], p[MU_V], p[V_EXP], p[V_REG])) \
+            * abs(f_n) * u / speed
     d = g["rel_displacement"]
     d_t = d - (d @ n) * n
-    # friction force on i times the displacement of i's point relative to j's (-d_t), negated
-    diss = p[D_C] * damped * rate * dt - float(f_s @ (-d_t))
-    return -f_n * n + f_s, np.zeros(3), 0.5 * p[K_C] * delta**2, diss, True, np.zeros(0)
+    # the friction forces on i (last step's and this one's, trapezoid) times the displacement of
+    # i's point relative to j's (-d_t), negated
+    diss = p[D_C] * damped * rate * dt + 0.5 * float((f_old + f_s) @ d_t)
+    return -f_n * n + f_s, np.zeros(3), 0.5 * p[K_C] * delta**2, diss, True, f_s.copy()
