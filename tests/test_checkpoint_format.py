@@ -5,7 +5,11 @@ before the boundary power, local damping's last force and the meshes' build pose
 state and the contact table): 16 beads in a box with a driven floor and local damping, after 1500
 steps.  ``checkpoint_v5_continued.npz`` holds where that same code took it 500 steps later.  The
 reference is the older code's own continuation: resuming the old file with this code must give
-the same bits.
+the same bits.  Since issue 20 the sliding spring keeps only the part of the sliding force that its
+dashpot does not carry (``contactlab.laws.springs``), so the continuation was made again by commit
+33f4f4c's code with that ``spring_slider`` patched in (load with ``threads=1``, ``run(steps=500)``,
+save positions, velocities, spins, step, time and the four energies below); the unpatched code
+still reproduces the previous file bit for bit.
 """
 from __future__ import annotations
 

@@ -22,7 +22,10 @@ law                        slot         force (N) / couple (N m)
 damping; friction limits use ``max(F_n, 0)``).  Damping never makes a repulsive elastic force
 attractive: the damping force is clipped at ``-F_el`` when ``F_el >= 0`` (the contact lets go
 instead of pulling, as in the built-in linear spring-dashpot).  Springs follow the contact frame
-and keep the elastic displacement when sliding (see :mod:`contactlab.laws.springs`).
+and keep an elastic displacement when sliding: the part of the sliding force that the dashpot does
+not carry, at most the sliding limit (LAMMPS's reset, capped; see :mod:`contactlab.laws.springs`).
+``rolling_resistance`` and ``twisting_resistance`` have no dashpot: their sliding springs carry
+the whole limit.
 """
 from __future__ import annotations
 
@@ -91,7 +94,8 @@ def hunt_crossley_damping(g, p, h, dt, elastic_force):
     Parameter("damping", "N s/m", "tangential viscous coefficient", 0.0, 0.0)],
     history=[HistoryField("displacement", 3, "m", "elastic tangential displacement xi")])
 def coulomb_friction(g, p, h, dt, normal_force):
-    """Spring-slider: ``F_t = k_t xi + gamma xi'`` while ``|F_t| <= mu F_n``, sliding at ``mu F_n``."""
+    """Spring-slider: ``F_t = k_t xi + gamma xi'`` while ``|F_t| <= mu F_n``, sliding at ``mu F_n``
+    (the spring then keeps ``k_t xi = F_t - gamma xi'``, at most ``mu F_n``)."""
     n = g.normal
     f, xi, stored, diss = spring_slider(h.displacement, n, dot(g.pair_rotation, n), tangential_part(g.rel_displacement, n),
                                         tangential_part(g.rel_velocity, n), dt, p.stiffness, p.stiffness, p.damping,
