@@ -30,12 +30,8 @@ def _model(**kw):
     return cl.models.ConvexRollContact(**args)
 
 
-def test_spinning_roll_dropped_on_the_ground_lands_rolls_and_drifts():
-    """Spec 003's test (Exudyn's ConvexContactTest): hull [-3.6, 0, 0.0165], 0.1 m long, the mass and
-    inertia of a steel rod of radius 3 mm (as there), spun at 1000 rad/s about its axis tilted by
-    pi/16, dropped from 1.2 times its radius, k = 1e3 N/m, d = 1 N s/m, mu = 0.9: it lands (the
-    contact carries its weight), rolls (the slip at the contact dies out: no sliding) and drifts
-    (its centre travels over the ground while its axis turns); the energy balance closes."""
+def _drop_scene():
+    """Spec 003's drop test set-up: ``(scene, roll index, mass, principal inertia)``."""
     r0, rod = 0.0165, 3e-3
     mass = 7800.0 * math.pi * rod**2 * LENGTH
     inertia = [0.5 * mass * rod**2, mass * (3 * rod**2 + LENGTH**2) / 12, mass * (3 * rod**2 + LENGTH**2) / 12]
@@ -44,6 +40,17 @@ def test_spinning_roll_dropped_on_the_ground_lands_rolls_and_drifts():
     roll = scene.add_convex_roll(position=(0, 0, 1.2 * r0), orientation=rot, hull_coefficients=HULL, length=LENGTH,
                                  material=PLASTIC, mass=mass, inertia=inertia, angular_velocity=-1000.0 * rot[:, 0])
     scene.add_wall(point=(0, 0, 0), normal=(0, 0, 1), material=PLASTIC)
+    return scene, roll, mass, inertia
+
+
+def test_spinning_roll_dropped_on_the_ground_lands_rolls_and_drifts():
+    """Spec 003's test (Exudyn's ConvexContactTest): hull [-3.6, 0, 0.0165], 0.1 m long, the mass and
+    inertia of a steel rod of radius 3 mm (as there), spun at 1000 rad/s about its axis tilted by
+    pi/16, dropped from 1.2 times its radius, k = 1e3 N/m, d = 1 N s/m, mu = 0.9: it lands (the
+    contact carries its weight), rolls (the slip at the contact dies out: no sliding) and drifts
+    (its centre travels over the ground while its axis turns); the energy balance closes."""
+    r0 = 0.0165
+    scene, roll, mass, inertia = _drop_scene()
     sim = cl.Simulation(scene, model=_model())
     np.testing.assert_allclose(sim.model.mass[roll], mass)
     np.testing.assert_allclose(sim.model.principal_inertia[roll], inertia)
@@ -136,14 +143,7 @@ def test_convex_roll_input_errors():
 def _spinning_drop(dt, times, **law):
     """Spec 003's drop test without the normal damper (its jump at touch would add a first-order
     error per landing, whatever the friction's treatment); the centre at ``times``."""
-    r0, rod = 0.0165, 3e-3
-    mass = 7800.0 * math.pi * rod**2 * LENGTH
-    inertia = [0.5 * mass * rod**2, mass * (3 * rod**2 + LENGTH**2) / 12, mass * (3 * rod**2 + LENGTH**2) / 12]
-    rot = _tilt(math.pi / 16)
-    scene = cl.Scene()
-    roll = scene.add_convex_roll(position=(0, 0, 1.2 * r0), orientation=rot, hull_coefficients=HULL, length=LENGTH,
-                                 material=PLASTIC, mass=mass, inertia=inertia, angular_velocity=-1000.0 * rot[:, 0])
-    scene.add_wall(point=(0, 0, 0), normal=(0, 0, 1), material=PLASTIC)
+    scene, roll, _, _ = _drop_scene()
     sim = cl.Simulation(scene, model=_model(contact_damping=0.0, friction_proportional_zone=1e-4, **law), dt=dt)
     out = []
     for t in times:
