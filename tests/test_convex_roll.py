@@ -664,3 +664,44 @@ def test_stability_limit_of_the_engine_scheme(zeta):
             if not abs(y[0]) <= 1.0:         # grown by 4 orders of magnitude: unstable
                 break
         assert (abs(y[0]) <= 1e-4) == stable
+
+
+def test_sliding_mass_bounds_every_contact_point():
+    """The effective mass of sliding the implicit friction uses by default: a sphere's mobility is
+    exactly ``1/m + r^2/I``; a roll's bound is at least the mobility ``1/m + sum_k (b x t)_k^2 / I_k``
+    of every sampled surface point ``b`` (from the centre of mass, asymmetric hull) and tangential
+    direction ``t`` (brute force), and not loose by more than a factor 2; per pair of materials
+    the scene's pair table carries ``1 / (W_a + W_b)`` (0 where nothing can move)."""
+    hull = [-3.6, 0.08, 0.0165]
+    steel = cl.Material(density=7800.0, young=2e11, poisson=0.3, name="steel")
+    plastic = cl.Material(density=1000.0, young=1e7, poisson=0.3, name="plastic")
+    wood = cl.Material(density=600.0, young=1e10, poisson=0.3, name="wood")
+    scene = cl.Scene()
+    ball = scene.add_sphere(position=(0.5, 0, 0.1), radius=0.01, material=steel)
+    roll = scene.add_convex_roll(position=(0, 0, 0.1), orientation=np.eye(3), hull_coefficients=hull,
+                                 length=SPEC_LENGTH, material=plastic)
+    scene.add_wall(point=(0, 0, 0), normal=(0, 0, 1), material=wood)
+    sim = cl.Simulation(scene, model=cl.models.ConvexRollContact(contact_stiffness=1e3, dynamic_friction=0.5))
+    model = sim.model
+    w = model.sliding_mobility()
+    m_ball = model.mass[ball]
+    assert w[ball] == pytest.approx(1 / m_ball + 0.01**2 / (0.4 * m_ball * 0.01**2), rel=1e-12)
+    mass, centroid, inertia = roll_mass_properties(hull, SPEC_LENGTH, plastic.density)
+    s = np.linspace(-SPEC_LENGTH / 2, SPEC_LENGTH / 2, 201)
+    phi = np.linspace(0, 2 * np.pi, 73)
+    r = np.polyval(hull, s)
+    b = np.stack([np.repeat(s - centroid, phi.size), np.outer(r, np.cos(phi)).ravel(),
+                  np.outer(r, np.sin(phi)).ravel()], axis=1)
+    rng = np.random.default_rng(3)
+    t = rng.normal(size=b.shape)
+    t /= np.linalg.norm(t, axis=1)[:, None]
+    true = 1 / mass + (np.cross(b, t) ** 2 / np.asarray(inertia)).sum(axis=1)
+    assert true.max() <= w[roll] <= 2 * true.max()
+    table = sim.stepper.pair_params
+    col = convex_roll.FRICTION_MASS
+    i_steel, i_plastic, i_wood = (model.materials.index(x) for x in (steel, plastic, wood))
+    assert table[i_steel, i_plastic, col] == pytest.approx(1 / (w[ball] + w[roll]), rel=1e-12)
+    assert table[i_plastic, i_wood, col] == pytest.approx(1 / w[roll], rel=1e-12)
+    assert table[i_wood, i_wood, col] == 0.0
+    given = cl.Simulation(scene, model=cl.models.ConvexRollContact(contact_stiffness=1e3, friction_mass=0.2))
+    assert np.all(given.stepper.pair_params[:, :, col] == 0.2)

@@ -12,6 +12,7 @@ from dataclasses import dataclass, field
 
 import numpy as np
 
+from .geometry.shapes import ROLL
 from .materials import Material
 
 __all__ = ["Model"]
@@ -138,3 +139,29 @@ class Model:
     @property
     def n_materials(self) -> int:
         return len(self.materials)
+
+    def sliding_mobility(self) -> np.ndarray:
+        """(N,) 1/kg per body: an upper bound of the velocity a unit tangential force at any point
+        of its surface gives that point, ``1/m + max_t (b x t) . I^-1 (b x t)`` over levers ``b``
+        from the centre of mass (0 for fixed bodies).  A sphere's is exact, ``1/m + r^2 / I``; a
+        roll's (axis = local x) ``1/m + r_max^2 / I_x + R^2 / min(I_y, I_z)`` (the axial component
+        of ``b x t`` is at most the hull radius ``r_max``, the others at most the bounding radius
+        ``R``); other shapes ``1/m + R^2 / I_min``."""
+        inv_i = self.inv_principal_inertia
+        mobility = self.inv_mass + self.radius**2 * inv_i.max(axis=1)
+        roll = self.shape_kind == ROLL
+        if roll.any():
+            mobility[roll] = (self.inv_mass[roll] + self.contact_radius[roll]**2 * inv_i[roll, 0]
+                              + self.radius[roll]**2 * np.maximum(inv_i[roll, 1], inv_i[roll, 2]))
+        return mobility
+
+    def pair_sliding_mass(self) -> np.ndarray:
+        """(M, M) kg per pair of materials: a lower bound of the effective mass of sliding at any
+        contact between bodies of the two materials, ``1 / (W_a + W_b)`` with ``W_a`` the largest
+        :meth:`sliding_mobility` of a free body of material ``a`` (0 without one: walls, meshes
+        and fixed bodies do not move under a contact force); 0 where neither side can move."""
+        worst = np.zeros(self.n_materials)
+        np.maximum.at(worst, self.material.astype(np.int64), self.sliding_mobility())
+        total = worst[:, None] + worst[None, :]
+        with np.errstate(divide="ignore"):
+            return np.where(total > 0.0, 1.0 / total, 0.0)

@@ -86,9 +86,9 @@ import math
 
 import numpy as np
 
+from .._arguments import as_bool, is_number
 from .._jit import jit
 from ..errors import InputError
-from ..geometry.shapes import ROLL
 from ..vec import dot
 from .base import ContactModel, HistoryField, PairCase, Parameter, geometry_arrays, history_size, verlet_limit
 
@@ -196,30 +196,10 @@ def law(g, p, h, dt):
 
 
 def _as_switch(name: str, value) -> float:
-    """A yes/no parameter as its pair-table value 1.0 or 0.0 (a bool, or the stored 0 or 1)."""
-    if isinstance(value, (bool, np.bool_)) or (isinstance(value, (int, float, np.integer, np.floating))
-                                                and value in (0, 1)):
-        return float(bool(value))
-    raise InputError(f"{name} must be True or False, got {value!r}")
-
-
-def sliding_mobility(model) -> np.ndarray:
-    """(N,) 1/kg per body of a frozen model: an upper bound of the velocity a unit tangential
-    force at any point of its surface gives that point, ``1/m + max_t (b x t) . I^-1 (b x t)``
-    over levers ``b`` from the centre of mass (0 for fixed bodies).  A sphere's is exact,
-    ``1/m + r^2 / I``; a roll's (axis = local x) ``1/m + r_max^2 / I_x + R^2 / min(I_y, I_z)``
-    (the axial component of ``b x t`` is at most the hull radius ``r_max``, the others at most the
-    bounding radius ``R``); other shapes ``1/m + R^2 / I_min``."""
-    inv_i = np.asarray(model.inv_principal_inertia, dtype=float)
-    lever = np.asarray(model.radius, dtype=float)
-    mobility = model.inv_mass + lever**2 * inv_i.max(axis=1)
-    if model.shape_kind is not None:
-        roll = np.asarray(model.shape_kind) == ROLL
-        if roll.any():
-            hull = np.asarray(model.contact_radius, dtype=float)[roll]
-            mobility[roll] = (model.inv_mass[roll] + hull**2 * inv_i[roll, 0]
-                              + lever[roll]**2 * np.maximum(inv_i[roll, 1], inv_i[roll, 2]))
-    return mobility
+    """A yes/no parameter as its pair-table value 1.0 or 0.0: a bool, or the stored 0 or 1."""
+    if is_number(value) and value in (0, 1):
+        return float(value)
+    return float(as_bool(name, value))
 
 
 def parse_damping_convention(value) -> float:
@@ -351,18 +331,10 @@ class ConvexRollContact(ContactModel):
 
     def scene_pair_table(self, model) -> np.ndarray:
         """The pair table with ``friction_mass`` filled in from the scene when it is 0: per pair of
-        materials ``(a, b)``, ``1 / (W_a + W_b)`` with ``W_a`` the largest mobility
-        (:func:`sliding_mobility`) of a free body of material ``a`` (0 without one: walls, meshes
-        and fixed bodies do not move under a contact force)."""
+        materials the bound :meth:`contactlab.frozen_model.Model.pair_sliding_mass`."""
         table = self.pair_table(model.materials)
         if self.friction_mass == 0.0:
-            mobility = sliding_mobility(model)
-            n_mat = len(model.materials)
-            worst = np.zeros(n_mat)
-            np.maximum.at(worst, np.asarray(model.material, dtype=np.int64), mobility)
-            total = worst[:, None] + worst[None, :]
-            with np.errstate(divide="ignore"):
-                table[:, :, FRICTION_MASS] = np.where(total > 0.0, 1.0 / total, 0.0)
+            table[:, :, FRICTION_MASS] = model.pair_sliding_mass()
         return table
 
     def stability_limit(self, case: PairCase) -> float:
