@@ -402,3 +402,37 @@ def test_law_independent_kernels_are_one_module_shared_by_every_law():
     debug = kernel_module("contactlab.laws.hertz_mindlin", debug=True)
     assert not hasattr(debug.reduce_kick, "py_func") and debug.reduce_kick.__module__.startswith(
         "_contactlab_integrate_debug_")
+
+
+def test_a_cached_law_is_rebuilt_when_a_module_it_imports_changes(tmp_path, monkeypatch):
+    """The generated module of a composite is found by a hash of the law's file *and* of the project
+    files it imports: a change to a helper (as a change to laws/springs.py once did) must not
+    leave the old compiled law in the cache."""
+    import importlib
+
+    from contactlab.laws.composition import _source_key
+
+    pkg = tmp_path / "stalecheck"
+    pkg.mkdir()
+    (pkg / "__init__.py").write_text("")
+    (pkg / "helper.py").write_text("import contactlab as cl\n\n\n@cl.jit\ndef scale():\n    return 2.0\n")
+    (pkg / "mylaw.py").write_text(
+        "import contactlab as cl\nfrom .helper import scale\n\n\n"
+        "@cl.contact_law('normal', parameters=[cl.Parameter('stiffness', 'N/m', 'k', low=0.0)])\n"
+        "def doubled(g, p, h, dt):\n"
+        "    d = g.overlap\n"
+        "    if d <= 0.0:\n"
+        "        return 0.0, 0.0, 0.0, False, ()\n"
+        "    return scale() * p.stiffness * d, scale() * p.stiffness * d * d / 2, 0.0, True, ()\n")
+    monkeypatch.syspath_prepend(str(tmp_path))
+    importlib.invalidate_caches()
+    try:
+        law = importlib.import_module("stalecheck.mylaw").doubled
+        before, cacheable = _source_key(law)
+        assert cacheable
+        assert _source_key(law)[0] == before                         # stable while nothing changes
+        (pkg / "helper.py").write_text("import contactlab as cl\n\n\n@cl.jit\ndef scale():\n    return 3.0\n")
+        assert _source_key(law)[0] != before
+    finally:
+        for name in [m for m in sys.modules if m.startswith("stalecheck")]:
+            del sys.modules[name]

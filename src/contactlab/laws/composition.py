@@ -56,8 +56,10 @@ def _reachable(cls) -> bool:
 
 
 def _source_key(cls) -> tuple[str, bool]:
-    """Hash of the file that defines a law class, and whether it can be cached (a law another
-    process can import by ``module:qualname`` from a source file)."""
+    """Hash of the file that defines a law class and of every project file it imports (the generated
+    module finds the law by name, so the import scan of its own source cannot see them), and
+    whether it can be cached (a law another process can import by ``module:qualname`` from a
+    source file)."""
     module = sys.modules.get(cls.__module__)
     path = getattr(module, "__file__", None)
     if cls.__module__ == "__main__" or not path or not os.path.isfile(path) or not _reachable(cls):
@@ -66,7 +68,9 @@ def _source_key(cls) -> tuple[str, bool]:
         except (OSError, TypeError):
             text = repr(cls.function.__code__.co_code)
         return hashlib.sha256(f"{os.getpid()}:{id(cls)}:{text}".encode()).hexdigest(), False
-    return hashlib.sha256(Path(path).read_bytes()).hexdigest(), True
+    text = Path(path).read_text()
+    package = getattr(module, "__package__", None) or ""
+    return hashlib.sha256((text + dependency_fingerprint(text, package)).encode()).hexdigest(), True
 
 
 #: every law made in this process, by key (generated modules of uncacheable laws find them here)
