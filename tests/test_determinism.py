@@ -80,17 +80,26 @@ def test_restart_equals_uninterrupted_run(glass, tmp_path):
 
 
 @pytest.mark.skipif(numba.config.NUMBA_NUM_THREADS < 2, reason="needs 2 threads")
-def test_sweep_over_blocks_and_ranges_gives_the_same_bits(glass):
+@pytest.mark.parametrize("order", ["lattice", "tiles"])
+def test_sweep_over_blocks_and_ranges_gives_the_same_bits(glass, order):
     """A pour of more beads than one block of the step's sweep (kernels.SWEEP_BLOCK): one thread
     sweeps block by block, two threads sweep ranges in parallel and reduce the beads that pairs of
     an earlier range act on afterwards.  Both must give the same bits (and the beads must touch,
-    or the reduction would have nothing to add)."""
+    or the reduction would have nothing to add).  Stored in lattice order the deferred beads are
+    one run at the start of each range; stored tile by tile (four columns of the lattice, one
+    after the other, as a tiled packing is) they are many runs with beads reduced in between."""
+    from contactlab._jit import n_blocks
     from contactlab.engine import kernels
+    from contactlab.engine.integrate import block_size, deferred_runs
+
+    r, m = 0.5e-3, 14
+    grid = np.stack(np.meshgrid(*[np.arange(m)] * 3, indexing="ij"), axis=-1).reshape(-1, 3)
+    if order == "tiles":
+        tile = (grid[:, 0] >= m // 2) * 2 + (grid[:, 1] >= m // 2)
+        grid = grid[np.lexsort((grid[:, 0], grid[:, 1], grid[:, 2], tile))]
 
     def pour(threads):
         # a simple-cubic lattice of touching beads (0.1 % overlap) given random velocities
-        r, m = 0.5e-3, 14
-        grid = np.stack(np.meshgrid(*[np.arange(m)] * 3, indexing="ij"), axis=-1).reshape(-1, 3)
         pos = (grid + 0.5) * 2 * r * 0.999
         vel = np.random.default_rng(3).normal(0.0, 2e-4, pos.shape)
         scene = cl.Scene(gravity=(0, 0, -9.81))
@@ -99,8 +108,19 @@ def test_sweep_over_blocks_and_ranges_gives_the_same_bits(glass):
         return cl.Simulation(scene, cl.models.HertzMindlin(restitution=0.4, friction=0.5), threads=threads)
 
     a, b = pour(1), pour(2)
-    assert a.n_spheres > 2 * kernels.SWEEP_BLOCK
+    n = a.n_spheres
+    assert n > 2 * kernels.SWEEP_BLOCK
     a.run(steps=300)
     b.run(steps=300)
     assert a.n_contacts() > a.n_spheres
     assert _same(_snapshot(a), _snapshot(b))
+    t = b.table
+    run_lo, run_hi, range_first = deferred_runs(n, block_size(n, max(n_blocks(n) // kernels.SWEEP_RANGES_PER_BLOCKS, 1)),
+                                                t.i_start, t.j_start, t.j_pairs)
+    runs_per_range = np.diff(range_first)
+    if order == "tiles":
+        # runs with beads between them, which the ranges' sweeps reduce
+        assert runs_per_range.max() >= 4
+        assert np.any(run_lo[1:] > run_hi[:-1])
+    else:
+        assert runs_per_range.max() == 1

@@ -68,7 +68,7 @@ SWEEP_BLOCK = 1024
 #: ranges leave fewer bodies to the deferred reduction, more balance the threads' loads
 SWEEP_RANGES_PER_BLOCKS = 4
 from contactlab.vec import add, cross, dot, scale, sub
-from contactlab.engine.integrate import (block_size, deferred_ends, kick_drift, kick_drift_block,  # @@INTEGRATE_IMPORT@@
+from contactlab.engine.integrate import (block_size, deferred_runs, kick_drift, kick_drift_block,  # @@INTEGRATE_IMPORT@@
                                          reduce_kick_deferred,  # @@INTEGRATE_IMPORT@@
                                          kick_drift_range, move_meshes, move_walls,  # @@INTEGRATE_IMPORT@@
                                          reduce_kick, reduce_kick_block, reduce_kick_range,  # @@INTEGRATE_IMPORT@@
@@ -476,13 +476,13 @@ def advance_parallel(n_steps, dt, resume, model, state, table, run, shapes):
     # parallel; the bodies of a range that pairs of an earlier range act on are reduced after all
     # ranges' pairs (they may be evaluated by another thread at any time before)
     span = block_size(n, max(n_blocks // SWEEP_RANGES_PER_BLOCKS, 1))
-    deferred_end = deferred_ends(n, span, i_start, j_start, j_pairs)
+    deferred = deferred_runs(n, span, i_start, j_start, j_pairs)
     if n_steps < 0:
         # forces and torques only: the sweep with dt = 0 (no history advanced, no kick); the state's
         # velocities stand in for the predicted ones
         current = (vel, angvel, owner, half_skin, overlap_limit, n_blocks, local_damping, flags)
-        _sweep_ranges(n, span, deferred_end, 0.0, model, state, table, current, shapes, damping)
-        reduce_kick_deferred(span, deferred_end, j_start, j_pairs, out, status, owner, mass, inv_mass, inv_inertia,
+        _sweep_ranges(n, span, deferred, 0.0, model, state, table, current, shapes, damping)
+        reduce_kick_deferred(deferred, j_start, j_pairs, out, status, owner, mass, inv_mass, inv_inertia,
                              gravity, pos, vel, angvel, quat, force, torque, vel, angvel, dissipated, diss_terms,
                              boundary_work, ref_pos, 0.0, half_skin, flags, damping, rigid)
         return 0, resume
@@ -500,8 +500,8 @@ def advance_parallel(n_steps, dt, resume, model, state, table, run, shapes):
         if _raised(flags):
             return 0, True
     for s in range(n_steps):
-        _sweep_ranges(n, span, deferred_end, dt, model, state, table, run, shapes, damping)
-        reduce_kick_deferred(span, deferred_end, j_start, j_pairs, out, status, owner, mass, inv_mass, inv_inertia,
+        _sweep_ranges(n, span, deferred, dt, model, state, table, run, shapes, damping)
+        reduce_kick_deferred(deferred, j_start, j_pairs, out, status, owner, mass, inv_mass, inv_inertia,
                              gravity, pos, vel, angvel, quat, force, torque, vel_pred, angvel_pred, dissipated,
                              diss_terms, boundary_work, ref_pos, dt, half_skin, flags, damping, rigid)
         # an overlap beyond the guard ends the call on a step boundary (a consistent state to diagnose)
@@ -518,30 +518,38 @@ def advance_parallel(n_steps, dt, resume, model, state, table, run, shapes):
 
 
 @pkernel
-def _sweep_ranges(n, span, deferred_end, dt, model, state, table, run, shapes, damping):
+def _sweep_ranges(n, span, deferred, dt, model, state, table, run, shapes, damping):
     """The serial step's sweep (pairs, then reduction and closing half kick, block by block) over
-    each range of ``span`` bodies in parallel, the reduction of its first ``deferred_end`` bodies
+    each range of ``span`` bodies in parallel, the reduction of the runs of bodies in ``deferred``
     left out (:func:`reduce_kick_deferred`).  Safe in parallel: a range's pairs read, of another
-    range's bodies, only those left out (a pair (i, j) of an earlier range has j below that
-    range's deferred end; the drift that moves positions is a pass of its own)."""
+    range's bodies, only those left out (a pair (i, j) of an earlier range has j in a deferred run
+    of j's range; the drift that moves positions is a pass of its own)."""
     radius, mass, inv_mass, inv_inertia, fixed, material, gravity, wall_normal, wall_material, pair_params = model
     (pos, vel, angvel, quat, force, torque, wall_point, wall_vel, dissipated, diss_terms, boundary_work, boundary_power,
      damping_work, damping_force) = state
     i_start, pair_j, j_start, j_pairs, hist, out, status, ref_pos, wall_ref = table
     vel_pred, angvel_pred, owner, half_skin, overlap_limit, n_blocks, local_damping, flags = run
     bodies, rigid, meshes, motion = shapes
+    run_lo, run_hi, range_first = deferred
     for r in prange((n + span - 1) // span):
         a = r * span
         end = min(a + span, n)
-        d = deferred_end[r]
+        k = range_first[r]
+        k_end = range_first[r + 1]
         while a < end:
             e = min(a + SWEEP_BLOCK, end)
             _pairs_chunk(a, e, i_start, pair_j, pos, vel_pred, angvel_pred, vel, angvel, radius, inv_mass, fixed,
                          material, wall_point, wall_normal, wall_vel, wall_material, pair_params, hist, out, status,
                          owner, boundary_power, dt, overlap_limit, flags, quat, bodies, meshes)
-            lo = max(a, d)
-            if lo < e:
-                _reduce_block(lo, e, dt, 0.0, model, state, table, run, rigid, damping)
+            # the block's bodies between the deferred runs
+            lo = a
+            while lo < e:
+                while k < k_end and run_hi[k] <= lo:
+                    k += 1
+                hi = min(run_lo[k], e) if k < k_end else e
+                if lo < hi:
+                    _reduce_block(lo, hi, dt, 0.0, model, state, table, run, rigid, damping)
+                lo = max(hi, min(run_hi[k], e)) if k < k_end else e
             a = e
 
 
