@@ -24,6 +24,8 @@ Usage::
 
     python benchmarks/scale.py [--scenes lattice packing falling] [--n 1000 10000 100000 1000000]
                                [--threads 1 2] [--rounds 2] [--no-lammps] [--plot benchmarks/scale.png]
+                               [--json benchmarks/out/scale.json]
+    python benchmarks/scale.py --report A.json B.json [--plot benchmarks/scale.png]   # merge saved runs
 
 Results: ``benchmarks/out/scale.json`` and a markdown table on stdout; the plot (particle-steps/s
 against N for both codes) with ``--plot``.
@@ -146,7 +148,20 @@ def worker(kind: str, n: int, threads: int, steps: int) -> dict:
                 particle_steps_per_s=n_real * steps / wall, contacts=sim.n_contacts(), pairs=int(sim.table.n_pairs),
                 builds=sim.table.builds - builds0, dt=sim.dt, skin=float(sim.table.skin),
                 arrays_bytes=int(sim.stepper.nbytes + sum(a.nbytes for a in sim.state.arrays().values())),
-                peak_rss_bytes=resource.getrusage(resource.RUSAGE_SELF).ru_maxrss * 1024)
+                peak_rss_bytes=peak_rss())
+
+
+def peak_rss() -> int:
+    """This process's peak resident set, bytes: ``VmHWM`` (its own address space's high-water mark)
+    where Linux has it.  ``getrusage``'s ``ru_maxrss`` survives ``fork`` and ``exec``: a worker
+    started by a parent of 500 MB reports at least 500 MB."""
+    try:
+        for line in Path("/proc/self/status").read_text().splitlines():
+            if line.startswith("VmHWM:"):
+                return int(line.split()[1]) * 1024
+    except OSError:
+        pass
+    return resource.getrusage(resource.RUSAGE_SELF).ru_maxrss * 1024
 
 
 def run_contactlab(kind: str, n: int, threads: int, steps: int) -> dict:
@@ -256,6 +271,30 @@ def plot(results: dict, path: Path) -> None:
     fig.savefig(path, dpi=120)
 
 
+def print_table(results: dict) -> None:
+    """The markdown ratio table of ``results`` (``{"contactlab": {key: run}, "lammps": {key: run}}``)."""
+    print("| scene | N | threads | contactlab | LAMMPS | ratio | contacts/sphere | memory, B/sphere |")
+    print("|---|---:|---:|---:|---:|---:|---:|---:|")
+    for key, r in sorted(results["contactlab"].items(), key=lambda kv: (SCENES.index(kv[0][0]), kv[0][1], kv[0][2])):
+        o = results["lammps"].get(key)
+        lam = f"{o['particle_steps_per_s']:.3g} ({o['config']})" if o else "-"
+        ratio = f"{r['particle_steps_per_s'] / o['particle_steps_per_s']:.2f}" if o else "-"
+        print(f"| {key[0]} | {r['n']} | {key[2]} | {r['particle_steps_per_s']:.3g} | {lam} | {ratio} | "
+              f"{2 * r['contacts'] / r['n']:.2f} | {r['bytes_per_sphere']:.0f} |")
+
+
+def load(paths) -> dict:
+    """Results saved by ``--json`` runs, merged in order (a later file's row replaces an earlier's)."""
+    results = {"contactlab": {}, "lammps": {}}
+    for path in paths:
+        saved = json.loads(Path(path).read_text())
+        for code in results:
+            for key, row in saved.get(code, {}).items():
+                kind, n, t = key.split("|")
+                results[code][(kind, int(n), int(t))] = row
+    return results
+
+
 def main(argv=None) -> int:
     ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     ap.add_argument("--worker", nargs=4, metavar=("SCENE", "N", "THREADS", "STEPS"), help=argparse.SUPPRESS)
@@ -266,7 +305,16 @@ def main(argv=None) -> int:
     ap.add_argument("--no-lammps", action="store_true")
     ap.add_argument("--plot", type=Path, default=None, help="write the throughput plot (PNG) here")
     ap.add_argument("--json", type=Path, default=OUT / "scale.json")
+    ap.add_argument("--report", type=Path, nargs="+", default=None, metavar="JSON",
+                    help="run nothing: merge saved --json files (later rows replace earlier), print the table, "
+                         "write --plot")
     args = ap.parse_args(argv)
+    if args.report:
+        results = load(args.report)
+        print_table(results)
+        if args.plot:
+            plot(results, args.plot)
+        return 0
     if args.worker:
         kind, n, t, s = args.worker
         print(json.dumps(worker(kind, int(n), int(t), int(s))))
@@ -298,14 +346,7 @@ def main(argv=None) -> int:
                                  f"{ours['particle_steps_per_s'] / theirs['particle_steps_per_s']:.2f}x")
                     print(line + f"; {ours['bytes_per_sphere']:.0f} B/sphere, {ours['contacts']} contacts", flush=True)
     print(f"\nbest of {args.rounds} round(s), particle-steps/s")
-    print("| scene | N | threads | contactlab | LAMMPS | ratio | contacts/sphere | memory, B/sphere |")
-    print("|---|---:|---:|---:|---:|---:|---:|---:|")
-    for key, r in sorted(results["contactlab"].items(), key=lambda kv: (SCENES.index(kv[0][0]), kv[0][1], kv[0][2])):
-        o = results["lammps"].get(key)
-        lam = f"{o['particle_steps_per_s']:.3g} ({o['config']})" if o else "-"
-        ratio = f"{r['particle_steps_per_s'] / o['particle_steps_per_s']:.2f}" if o else "-"
-        print(f"| {key[0]} | {r['n']} | {key[2]} | {r['particle_steps_per_s']:.3g} | {lam} | {ratio} | "
-              f"{2 * r['contacts'] / r['n']:.2f} | {r['bytes_per_sphere']:.0f} |")
+    print_table(results)
     args.json.write_text(json.dumps({code: {"|".join(map(str, k)): v for k, v in rows.items()}
                                      for code, rows in results.items()}, indent=1))
     if args.plot:
