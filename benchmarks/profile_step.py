@@ -1,7 +1,8 @@
 """Where one step's time goes: each kernel of the step timed alone on the dense lattice.
 
 For the lattice scene of :mod:`lattice_scene` (lattice order, or ``--order random``: the same
-spheres stored in a random order), after 20 steps, prints per step (microseconds): the whole step
+spheres stored in a random order, or ``--order morton``: that random order sorted with
+:func:`contactlab.packing.spatial_order`), after 20 steps, prints per step (microseconds): the whole step
 (``Simulation.run``, Python between kernel calls included), the pair pass alone (narrow phase, law,
 per-contact writes, per-sphere sums of the owner's side), the reduction alone (partner sides
 gathered, kick, flag checks), the kick-drift alone, one neighbour-list rebuild (milliseconds) and
@@ -10,7 +11,7 @@ standalone passes are timed with ``dt = 0`` (nothing moves; the same loops).
 
 Usage::
 
-    python benchmarks/profile_step.py --n 10000 100000 --threads 1 2 [--order lattice|random]
+    python benchmarks/profile_step.py --n 10000 100000 --threads 1 2 [--order lattice|random|morton]
 """
 from __future__ import annotations
 
@@ -35,8 +36,11 @@ def profile(n: int, threads: int, order: str = "lattice", scene_kind: str = "lat
 
     inp = scale.scene_input(scene_kind, n)
     pos = inp["positions"]
-    if order == "random":
+    if order in ("random", "morton"):
         pos = pos[np.random.default_rng(0).permutation(len(pos))]
+    if order == "morton":
+        # the random order sorted again along the Morton curve (contactlab.packing.spatial_order)
+        pos = pos[cl.packing.spatial_order(pos)]
     if scene_kind == "lattice":
         scene, model, _ = L.build_scene(n, positions=pos)
     else:
@@ -93,7 +97,7 @@ def main(argv=None) -> int:
     ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     ap.add_argument("--n", type=int, nargs="+", default=[10_000, 100_000])
     ap.add_argument("--threads", type=int, nargs="+", default=[1, 2])
-    ap.add_argument("--order", choices=("lattice", "random"), default="lattice")
+    ap.add_argument("--order", choices=("lattice", "random", "morton"), default="lattice")
     ap.add_argument("--scene", choices=("lattice", "packing", "falling"), default="lattice",
                     help="a scene of scale.py (default: the dense lattice)")
     args = ap.parse_args(argv)

@@ -88,7 +88,7 @@ def test_sweep_over_blocks_and_ranges_gives_the_same_bits(glass, order):
     or the reduction would have nothing to add).  Stored in lattice order the deferred beads are
     one run at the start of each range; stored tile by tile (four columns of the lattice, one
     after the other, as a tiled packing is) they are many runs with beads reduced in between."""
-    from contactlab._jit import n_blocks
+    from contactlab._jit import BLOCKS_PER_THREAD
     from contactlab.engine import kernels
     from contactlab.engine.integrate import block_size, deferred_runs
 
@@ -115,8 +115,9 @@ def test_sweep_over_blocks_and_ranges_gives_the_same_bits(glass, order):
     assert a.n_contacts() > a.n_spheres
     assert _same(_snapshot(a), _snapshot(b))
     t = b.table
-    run_lo, run_hi, range_first = deferred_runs(n, block_size(n, max(n_blocks(n) // kernels.SWEEP_RANGES_PER_BLOCKS, 1)),
-                                                t.i_start, t.j_start, t.j_pairs)
+    blocks = BLOCKS_PER_THREAD * 2  # the blocks of b's runs on two threads (_jit.n_blocks)
+    span = block_size(n, max(blocks // kernels.SWEEP_RANGES_PER_BLOCKS, 1))
+    run_lo, run_hi, range_first = deferred_runs(n, span, t.i_start, t.j_start, t.j_pairs)
     runs_per_range = np.diff(range_first)
     if order == "tiles":
         # runs with beads between them, which the ranges' sweeps reduce

@@ -17,7 +17,7 @@ ROOT = Path(__file__).resolve().parent.parent
                                     "contactlab.laws.sphere_sphere_contact", "contactlab.laws.luding",
                                     "contactlab.laws.ice", "contactlab.laws.parallel_bond", "contactlab.probe",
                                     "contactlab.laws.define", "contactlab.packing.levelset",
-                                    "contactlab.packing.regions"])
+                                    "contactlab.packing.regions", "contactlab.packing.order"])
 def test_docstring_examples(module):
     result = doctest.testmod(importlib.import_module(module), optionflags=doctest.ELLIPSIS)
     assert result.failed == 0 and result.attempted > 0

@@ -7,6 +7,8 @@
   ends inside the region (or outside, ``inside=False``), alternating with pushing overlapping
   pairs apart, and reports convergence with numbers.
 * :func:`fill_region` -- scatter spheres in a region and relax them (a ready-made initial packing).
+* :func:`spatial_order` -- the permutation that stores spheres along a space-filling (Morton) curve,
+  so that neighbours in space are neighbours in memory (faster steps at 1e5 spheres and beyond).
 
 Example
 -------
@@ -19,5 +21,7 @@ Example
 """
 from . import regions
 from .levelset import RelaxResult, fill_region, levelset_move, measure, relax_into
+from .order import morton_codes, spatial_order
 
-__all__ = ["regions", "relax_into", "fill_region", "levelset_move", "measure", "RelaxResult"]
+__all__ = ["regions", "relax_into", "fill_region", "levelset_move", "measure", "RelaxResult", "spatial_order",
+           "morton_codes"]
