@@ -418,7 +418,8 @@ def reduce_kick_deferred(deferred, j_start, j_pairs, out, status, owner, mass, i
 
 
 #: two runs of deferred bodies closer than this are merged (the bodies between them deferred too):
-#: each run costs the sweep a call of the reduction (~0.1 us), a deferred body ~0.1 us more from DRAM
+#: each run costs the sweep one more call of the reduction (its array arguments' reference counts,
+#: ~0.1 us), while a deferred body is reduced later, from memory rather than from the cache
 DEFERRED_RUN_GAP = 16
 
 
