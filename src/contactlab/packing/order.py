@@ -21,7 +21,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from ..errors import InputError
+from .._arguments import as_vec3_array
 
 __all__ = ["spatial_order", "morton_codes"]
 
@@ -41,18 +41,13 @@ def _spread(v: np.ndarray) -> np.ndarray:
 
 
 def morton_codes(positions) -> np.ndarray:
-    """Morton codes (uint64, shape (N,)) of ``positions`` (m, shape (N, 3), or (N, 2) in a plane).
+    """Morton codes (uint64, shape (N,)) of ``positions`` (m, shape (N, 3)).
 
-    The bounding box is divided into 2^21 cells per axis (the same cell size on every axis, so
-    that the curve does not stretch along the long side of a flat bed), and the cell indices'
-    bits are interleaved.
+    The bounding box is divided into 2^21 cells along its longest side (the same cell size on every
+    axis, so that the curve does not stretch along the long side of a flat bed), and bit ``b`` of
+    the cell index along axis ``a`` becomes bit ``3 b + a`` of the code.
     """
-    pos = np.asarray(positions, dtype=float)
-    if pos.ndim != 2 or pos.shape[1] not in (2, 3):
-        raise InputError(f"spatial_order: positions must have shape (N, 3) or (N, 2), got {pos.shape}")
-    if not np.all(np.isfinite(pos)):
-        bad = int(np.flatnonzero(~np.all(np.isfinite(pos), axis=1))[0])
-        raise InputError(f"spatial_order: position {bad} is not finite ({pos[bad].tolist()})")
+    pos = as_vec3_array("spatial_order: positions", positions)
     if len(pos) == 0:
         return np.zeros(0, dtype=np.uint64)
     lo = pos.min(axis=0)
@@ -60,7 +55,7 @@ def morton_codes(positions) -> np.ndarray:
     scale = (2**BITS - 1) / extent if extent > 0 else 0.0
     cells = np.floor((pos - lo) * scale).astype(np.uint64)
     code = np.zeros(len(pos), dtype=np.uint64)
-    for axis in range(pos.shape[1]):
+    for axis in range(3):
         code |= _spread(cells[:, axis]) << np.uint64(axis)
     return code
 
