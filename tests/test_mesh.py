@@ -11,6 +11,7 @@ import numpy as np
 import pytest
 
 import contactlab as cl
+from contactlab import diagnosis
 from contactlab.errors import InputError
 
 GLASS = cl.Material(density=2500.0, young=1e7, poisson=0.3, name="glass")
@@ -221,3 +222,20 @@ def test_a_box_through_a_wall_at_the_start_is_refused():
     scene.add_wall(point=(0, 0, 0), normal=(0, 0, 1), material=GLASS)
     with pytest.raises(InputError, match=r"^polyhedron 0 and wall 0 interpenetrate by 0\.0005 m"):
         cl.Simulation(scene, model=cl.models.HertzMindlin(restitution=0.2, friction=0.5))
+
+
+@pytest.mark.parametrize("scan_rows", [1, 2, 1 << 16])
+def test_the_initial_overlap_check_names_the_deepest_pair_whatever_its_scan_chunk(monkeypatch, scan_rows):
+    """The check scans the contact table in chunks (its temporaries stay small at 1e6 bodies): with
+    chunks of one or two rows it names the same deepest pair and counts every pair, as in one chunk.
+    Three boxes sunk into the floor by 0.3, 0.7 and 0.5 mm: the second is the deepest."""
+    monkeypatch.setattr(diagnosis, "_SCAN_ROWS", scan_rows)
+    scene = cl.Scene()
+    for k, depth in enumerate((0.3e-3, 0.7e-3, 0.5e-3)):
+        scene.add_box(position=(10e-3 * k, 0, 1e-3 - depth), half_extents=(2e-3, 1.5e-3, 1e-3), material=GLASS)
+    scene.add_wall(point=(0, 0, 0), normal=(0, 0, 1), material=GLASS)
+    with pytest.raises(InputError) as info:
+        cl.Simulation(scene, model=cl.models.HertzMindlin(restitution=0.2, friction=0.5))
+    text = str(info.value)
+    assert text.startswith("polyhedron 1 and wall 0 interpenetrate by 0.0007 m")
+    assert "3 pair(s) overlap too much" in text
