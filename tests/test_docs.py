@@ -112,3 +112,16 @@ def test_shape_examples_run_small():
     sim = ns["main"](count=16, duration=0.3)
     e = sim.energy()
     assert e["kinetic"] < 0.02 * e["dissipated"] and abs(e["balance_error"]) < 0.01 * e["dissipated"]
+
+
+def test_disks_2d_example():
+    """The 2-D example, smaller: the pile comes to rest, its area fraction lies below the
+    hexagonal packing's pi / (2 sqrt 3) = 0.907 and above a loose random packing's, and the
+    energy balance closes within 1 % of the dissipated energy."""
+    ns = runpy.run_path(str(ROOT / "examples" / "disks_2d.py"))
+    sim, phi = ns["settle_disks"](columns=6, rows=5, duration=0.15)
+    e = sim.energy()
+    assert sim.dimension == 2 and np.all(sim.positions[:, 2] == 0.0)
+    assert 0.7 < phi < np.pi / (2 * np.sqrt(3))
+    assert e["kinetic"] < 1e-4 * e["dissipated"]
+    assert abs(e["balance_error"]) < 1e-2 * e["dissipated"]

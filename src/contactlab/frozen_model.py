@@ -52,6 +52,9 @@ class Model:
     mesh_local : (T, 9) float64, m, per triangle: vertices relative to the mesh's reference point,
         in the mesh's own frame (a moving mesh turns them with its orientation)
     mesh_size : (Mm,) float64, m, per mesh: largest distance of a vertex from its reference point
+    dimension : int: 3, or 2 for a scene of disks and line walls in the plane z = 0
+        (:mod:`contactlab.scene.plane`)
+    thickness : float, m: the disks' thickness in a 2-D scene (their mass and inertia)
     inv_principal_inertia : (N, 3) float64, 1/(kg m^2), per body: inverse principal moments, 0 for
         fixed bodies (derived from ``principal_inertia`` and ``fixed``, not a constructor argument)
     """
@@ -79,6 +82,8 @@ class Model:
     tri_ref: np.ndarray | None = None
     mesh_local: np.ndarray | None = None
     mesh_size: np.ndarray | None = None
+    dimension: int = 3
+    thickness: float = 1.0
     inv_principal_inertia: np.ndarray = field(init=False, repr=False)
 
     def __post_init__(self):

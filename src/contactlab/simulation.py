@@ -40,6 +40,7 @@ from .neighbors.exclusions import Exclusions
 from . import observables
 from .references import body_index, body_pair, material_pair, mesh_index, recorder_target, wall_index
 from .scene import Scene
+from .scene.plane import in_plane
 from .stability import DEFAULT_DT_FRACTION, check_initial_sphere_overlaps, chosen_dt, stability_limit
 from .state import State
 
@@ -323,14 +324,25 @@ class Simulation:
     def n_spheres(self) -> int:
         return self.model.n_spheres
 
+    @property
+    def dimension(self) -> int:
+        """3, or 2 for a scene of disks and line walls in the plane z = 0 (``Scene(dimension=2)``)."""
+        return int(self.model.dimension)
+
+    def _vector(self, name: str, value, spin: bool = False) -> np.ndarray:
+        """A velocity (or with ``spin`` an angular velocity) given by the user, as (3,); in a 2-D
+        simulation in the plane (2 numbers, or 3 with z = 0; a spin: one number about z)."""
+        return in_plane(name, value, spin=spin) if self.model.dimension == 2 else as_vec3(name, value)
+
     def set_velocity(self, k: int, velocity, angular_velocity=None) -> None:
         """Set the velocity (m/s) and optionally the angular velocity (rad/s) of sphere ``k``.
 
-        For a fixed (kinematic) sphere this is its prescribed motion from now on.
+        For a fixed (kinematic) sphere this is its prescribed motion from now on.  In a 2-D
+        simulation: 2 numbers (or 3 with z = 0) and a spin about z (one number).
         """
         k = body_index(self.model, k)
-        v = as_vec3("velocity", velocity)
-        w = None if angular_velocity is None else as_vec3("angular_velocity", angular_velocity)
+        v = self._vector("velocity", velocity)
+        w = None if angular_velocity is None else self._vector("angular_velocity", angular_velocity, spin=True)
         self.state.velocities[k] = v
         if w is not None:
             self.state.angular_velocities[k] = w
@@ -338,7 +350,7 @@ class Simulation:
 
     def set_wall_velocity(self, w: int, velocity) -> None:
         """Set the translation velocity (m/s) of wall ``w``."""
-        self.state.wall_velocities[wall_index(self.model, w)] = as_vec3("velocity", velocity)
+        self.state.wall_velocities[wall_index(self.model, w)] = self._vector("velocity", velocity)
         self._refresh_forces()
 
     def _refresh_forces(self):

@@ -118,6 +118,8 @@ def save_checkpoint(sim, path) -> Path:
         "builds": t.builds,
         "initial_energy": s.initial_energy,
         "mesh_names": list(sim.model.mesh_names),
+        "dimension": int(sim.model.dimension),
+        "thickness": float(sim.model.thickness),
         **{k: getattr(sim, k) for k in _OPTIONS},
     }
     arrays["meta"] = np.array(json.dumps(meta))
@@ -201,7 +203,8 @@ def _parts(path: Path, data, meta: dict) -> Checkpoint:
                               f"{' ...' if len(missing) > 5 else ''}: it is damaged or was not written by contactlab")
     materials = tuple(Material(**m) for m in meta["materials"])
     model_arrays = {k: np.array(data[f"model_{k}"]) for k in _MODEL_ARRAYS}
-    model = Model(materials=materials, mesh_names=tuple(meta["mesh_names"]), **model_arrays)
+    model = Model(materials=materials, mesh_names=tuple(meta["mesh_names"]), dimension=int(meta.get("dimension", 3)),
+                  thickness=float(meta.get("thickness", 1.0)), **model_arrays)
     state = {k: np.array(data[f"state_{k}"]) for k in _STATE_ARRAYS if f"state_{k}" in data.files}
     table = {k: data[f"table_{k}"] for k in _TABLE_ARRAYS if f"table_{k}" in data.files}
     initial_energy = meta.get("initial_energy")

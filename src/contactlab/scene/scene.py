@@ -5,7 +5,7 @@ import contextlib
 
 import numpy as np
 
-from .._arguments import as_bool, as_vec3, checked_api
+from .._arguments import as_bool, as_int, as_positive, as_positive_array, as_vec3, checked_api
 from ..errors import InputError
 from ..materials import Material
 from ..frozen_model import Model
@@ -13,6 +13,7 @@ from ..state import State
 from .fill import lattice_in_box
 from .meshes import MeshBuilder
 from .particles import SphereBuilder, check_many_spheres, check_material, check_one_sphere
+from .plane import DISK_INERTIA_FACTOR, as_spin, as_spin_array, as_vec2, as_vec2_array, disk_mass
 from .shapes import Body, as_orientation, box_vertices, ellipsoid_body, polyhedron_body, roll_body
 from .walls import WallBuilder
 
@@ -32,7 +33,17 @@ class Scene:
     Parameters
     ----------
     gravity : 3 floats, m/s^2
-        Gravitational acceleration, default ``(0, 0, -9.81)``.
+        Gravitational acceleration, default ``(0, 0, -9.81)``; in a 2-D scene 2 floats, default
+        ``(0, -9.81)``.
+    dimension : 3 or 2
+        2 makes a 2-D scene: disks (:meth:`add_disk`, :meth:`add_disks`) and line walls
+        (:meth:`add_wall` with 2-D point and normal) in the x-y plane, each disk turning about z
+        only.  The simulation runs them as the plane z = 0 of the 3-D engine (every law and output
+        works; arrays keep three columns, z components zero): see ``docs/two_d.md``.
+    thickness : float, m (> 0)
+        In a 2-D scene, the thickness of every disk (a solid cylinder: mass ``rho pi r^2 t``,
+        moment of inertia ``m r^2 / 2``), default 1 m.  The contact laws act between the bodies
+        as in 3-D, whatever the thickness.
 
     Example
     -------
@@ -45,8 +56,15 @@ class Scene:
     0
     """
 
-    def __init__(self, gravity=(0.0, 0.0, -9.81)):
-        self.gravity = as_vec3("gravity", gravity)
+    def __init__(self, gravity=None, *, dimension: int = 3, thickness: float = 1.0):
+        #: 3, or 2 for a scene of disks and line walls in the x-y plane
+        self.dimension = as_int("dimension", dimension, low=2, high=3)
+        #: m, the disks' thickness in a 2-D scene
+        self.thickness = as_positive("thickness", thickness, "m")
+        if self.dimension == 2:
+            self.gravity = as_vec2("gravity", (0.0, -9.81) if gravity is None else gravity)
+        else:
+            self.gravity = as_vec3("gravity", (0.0, 0.0, -9.81) if gravity is None else gravity)
         self._spheres = SphereBuilder()
         self._walls = WallBuilder()
         self._meshes = MeshBuilder()
@@ -97,6 +115,62 @@ class Scene:
     def n_meshes(self) -> int:
         return self._meshes.count
 
+    def _need_3d(self, method: str) -> None:
+        if self.dimension == 2:
+            raise InputError(f"{method} adds a 3-D body; a 2-D scene (Scene(dimension=2)) holds disks (add_disk, "
+                             f"add_disks) and line walls (add_wall)")
+
+    # ------------------------------------------------------------------ disks (2-D scenes)
+    def add_disk(self, position, radius, material, *, velocity=(0.0, 0.0), angular_velocity=0.0,
+                 fixed: bool = False) -> int:
+        """Add one disk to a 2-D scene and return its index.
+
+        Parameters
+        ----------
+        position : 2 floats, m
+            Centre in the x-y plane.
+        radius : float, m (> 0)
+        material : Material
+            Its density gives the mass ``rho pi r^2 t`` (``t``: the scene's ``thickness``).
+        velocity : 2 floats, m/s
+        angular_velocity : float, rad/s
+            Spin about z, counter-clockwise positive.
+        fixed : bool
+            ``True`` makes a kinematic disk (see :meth:`add_sphere`).
+        """
+        self._need_2d("add_disk")
+        p = as_vec2("position", position)
+        r = as_positive("radius", radius, "m")
+        v = as_vec2("velocity", velocity)
+        w = as_spin("angular_velocity", angular_velocity)
+        fixed = as_bool("fixed", fixed)
+        mid = self._material_id(material)
+        return int(self._spheres.add(p[None, :], np.array([r]), mid, v[None, :], w[None, :], fixed)[0])
+
+    def add_disks(self, positions, radii, material, *, velocities=None, angular_velocities=None,
+                  fixed: bool = False) -> np.ndarray:
+        """Add N disks to a 2-D scene at once; returns their indices as an (N,) int array.
+
+        ``positions`` (N, 2) m; ``radii`` (N,) m or one radius for all; ``velocities`` (N, 2) or
+        one 2-vector for all; ``angular_velocities`` (N,) rad/s about z or one value for all
+        (default zero).
+        """
+        self._need_2d("add_disks")
+        p = as_vec2_array("positions", positions)
+        n = p.shape[0]
+        r = as_positive_array("radii", radii, n, "m")
+        v = np.zeros((n, 3)) if velocities is None else as_vec2_array("velocities", velocities, n)
+        w = np.zeros((n, 3)) if angular_velocities is None else as_spin_array("angular_velocities",
+                                                                               angular_velocities, n)
+        fixed = as_bool("fixed", fixed)
+        mid = self._material_id(material)
+        return self._spheres.add(p, r, mid, v, w, fixed)
+
+    def _need_2d(self, method: str) -> None:
+        if self.dimension != 2:
+            raise InputError(f"{method} needs a 2-D scene: make it with cl.Scene(dimension=2); a 3-D scene holds "
+                             f"spheres (add_sphere, add_spheres)")
+
     # ------------------------------------------------------------------ spheres
     def add_sphere(self, position, radius, material, *, velocity=(0.0, 0.0, 0.0),
                    angular_velocity=(0.0, 0.0, 0.0), fixed: bool = False) -> int:
@@ -114,6 +188,7 @@ class Scene:
             ``True`` makes a kinematic sphere: it moves at its prescribed velocity and angular
             velocity and ignores forces (change them with ``Simulation.set_velocity``).
         """
+        self._need_3d("add_sphere")
         p, r, v, w = check_one_sphere(position, radius, velocity, angular_velocity)
         fixed = as_bool("fixed", fixed)
         mid = self._material_id(material)
@@ -126,6 +201,7 @@ class Scene:
         ``positions`` (N, 3) m; ``radii`` (N,) m or one radius for all; ``velocities`` and
         ``angular_velocities`` (N, 3) or one 3-vector for all (default zero).
         """
+        self._need_3d("add_spheres")
         p, r, v, w = check_many_spheres(positions, radii, velocities, angular_velocities)
         fixed = as_bool("fixed", fixed)
         mid = self._material_id(material)
@@ -138,6 +214,7 @@ class Scene:
         See :func:`contactlab.scene.fill.lattice_in_box` for the parameters (radii in m, the spread
         and jitter as fractions).  Every sphere gets ``velocity`` (m/s).
         """
+        self._need_3d("fill_box")
         pos, radii = lattice_in_box(lower, upper, radius, spacing=spacing, radius_spread=radius_spread,
                                     jitter=jitter, seed=seed, max_count=max_count)
         v = as_vec3("velocity", velocity)
@@ -174,6 +251,7 @@ class Scene:
         Contacts with spheres and other ellipsoids use the common-normal method, with walls a
         closed form, with polyhedra, rolls and mesh triangles GJK/EPA.
         """
+        self._need_3d("add_ellipsoid")
         body = ellipsoid_body(as_vec3("position", position), semi_axes, as_orientation("orientation", orientation),
                               check_material(material).density)
         return self._add_body(body, material, velocity, angular_velocity, fixed)
@@ -190,6 +268,7 @@ class Scene:
         polyhedron's frame, replaces them).  ``sim.positions`` reports the centre of mass and
         ``sim.orientations`` the principal frame.  At most 64 hull vertices.
         """
+        self._need_3d("add_polyhedron")
         body = polyhedron_body(vertices, as_vec3("position", position), as_orientation("orientation", orientation),
                                check_material(material).density, mass, inertia)
         return self._add_body(body, material, velocity, angular_velocity, fixed)
@@ -198,6 +277,7 @@ class Scene:
                 angular_velocity=(0.0, 0.0, 0.0), fixed: bool = False) -> int:
         """Add a rectangular box with ``half_extents`` ``(hx, hy, hz)`` (m) centred at ``position``
         (a convex polyhedron of 8 vertices); returns its body index."""
+        self._need_3d("add_box")
         return self.add_polyhedron(box_vertices(half_extents), material, position=position, orientation=orientation,
                                    velocity=velocity, angular_velocity=angular_velocity, fixed=fixed)
 
@@ -229,6 +309,7 @@ class Scene:
         the hull's slope matches the plane; use it with :class:`contactlab.models.ConvexRollContact`.
         ``sim.positions`` reports its centre of mass (the centre, for a symmetric hull).
         """
+        self._need_3d("add_convex_roll")
         body = roll_body(as_vec3("position", position), as_orientation("orientation", orientation),
                          hull_coefficients, length, check_material(material).density, mass, inertia)
         return self._add_body(body, material, velocity, angular_velocity, fixed)
@@ -257,12 +338,16 @@ class Scene:
         double counting at edges and vertices, no force jump rolling across them);
         ``Simulation.mesh_forces()`` and ``mesh_torques()`` give the load on each mesh.
         """
+        self._need_3d("add_mesh")
         with self._new_material(material) as mid:   # registered only if the mesh is added
             return self._meshes.add(source, mid, velocity, angular_velocity, centre, scale, name)
 
     # ------------------------------------------------------------------ walls
-    def add_wall(self, point, normal, material, *, velocity=(0.0, 0.0, 0.0)) -> int:
+    def add_wall(self, point, normal, material, *, velocity=None) -> int:
         """Add an infinite plane wall and return its index (walls are numbered separately).
+
+        In a 2-D scene the wall is a line of the plane: ``point``, ``normal`` and ``velocity`` are
+        then 2 floats each.
 
         Parameters
         ----------
@@ -274,8 +359,15 @@ class Scene:
             Its Young's modulus and Poisson ratio enter the contact stiffness; a wall has infinite
             mass and infinite radius of curvature.
         velocity : 3 floats, m/s
-            Constant translation velocity of the wall (default at rest).
+            Constant translation velocity of the wall (default None: at rest).
         """
+        if self.dimension == 2:
+            # a line of the plane: 2-D point, normal and velocity (the default (0, 0, 0) means at rest)
+            point = as_vec2("point", point)
+            normal = as_vec2("normal", normal)
+            velocity = np.zeros(3) if velocity is None else as_vec2("velocity", velocity)
+        elif velocity is None:
+            velocity = np.zeros(3)
         with self._new_material(material) as mid:   # registered only if the wall is added
             return self._walls.add(point, normal, mid, velocity)
 
@@ -292,8 +384,14 @@ class Scene:
         r = s["radius"]
         kind = s["kind"]
         sphere = kind == 0
-        mass = np.where(sphere, dens[s["material"]] * (4.0 / 3.0) * np.pi * r**3, s["mass"])
-        principal = np.where(sphere[:, None], (0.4 * mass * r**2)[:, None], s["principal_inertia"])
+        if self.dimension == 2:
+            # disks: solid cylinders of the scene's thickness turning about z only, so the one moment
+            # that matters, m r^2 / 2, stands for all three (the engine's isotropic sphere inertia)
+            mass = disk_mass(dens[s["material"]], r, self.thickness)
+            principal = np.repeat((DISK_INERTIA_FACTOR * mass * r**2)[:, None], 3, axis=1)
+        else:
+            mass = np.where(sphere, dens[s["material"]] * (4.0 / 3.0) * np.pi * r**3, s["mass"])
+            principal = np.where(sphere[:, None], (0.4 * mass * r**2)[:, None], s["principal_inertia"])
         inertia = principal.min(axis=1)
         fixed = s["fixed"].astype(bool)
         inv_mass = np.where(fixed, 0.0, 1.0 / mass)
@@ -344,6 +442,8 @@ class Scene:
             tri_ref=tri_ref,
             mesh_local=np.ascontiguousarray(local, dtype=np.float64),
             mesh_size=mesh_size.astype(np.float64).reshape(mb.count),
+            dimension=self.dimension,
+            thickness=self.thickness,
         )
         quat = np.ascontiguousarray(s["orientation"], dtype=np.float64)
         state = State(
