@@ -22,6 +22,7 @@ from .errors import InputError
 __all__ = [
     "as_vec3",
     "as_vec3_array",
+    "as_vector_array",
     "as_positive",
     "as_nonnegative",
     "as_finite",
@@ -160,12 +161,18 @@ def as_vec3(name: str, value: Any) -> np.ndarray:
 
 def as_vec3_array(name: str, value: Any, n: int | None = None) -> np.ndarray:
     """A finite float64 array of shape (n, 3); a single 3-vector is broadcast when ``n`` is given."""
+    return as_vector_array(name, value, n, 3)
+
+
+def as_vector_array(name: str, value: Any, n: int | None = None, width: int = 3, where: str = "") -> np.ndarray:
+    """A finite float64 array of shape (n, width); a single vector is broadcast when ``n`` is given
+    (``where``: appended to the shape error, e.g. " in a 2-D scene")."""
     arr = as_float_array(name, value)
-    if arr.ndim == 1 and arr.shape == (3,) and n is not None:
-        arr = np.broadcast_to(arr, (n, 3))
-    if arr.ndim != 2 or arr.shape[1] != 3 or (n is not None and arr.shape[0] != n):
-        want = f"({n}, 3)" if n is not None else "(N, 3)"
-        raise InputError(f"{name} must have shape {want}, got {arr.shape}")
+    if arr.ndim == 1 and arr.shape == (width,) and n is not None:
+        arr = np.broadcast_to(arr, (n, width))
+    if arr.ndim != 2 or arr.shape[1] != width or (n is not None and arr.shape[0] != n):
+        want = f"({n}, {width})" if n is not None else f"(N, {width})"
+        raise InputError(f"{name} must have shape {want}{where}, got {arr.shape}")
     bad = ~np.all(np.isfinite(arr), axis=1)
     if bad.any():
         k = int(np.flatnonzero(bad)[0])

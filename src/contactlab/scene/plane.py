@@ -16,7 +16,7 @@ import math
 
 import numpy as np
 
-from .._arguments import as_finite, as_float_array, fmt
+from .._arguments import as_finite, as_float_array, as_vector_array, fmt
 from ..errors import InputError
 
 __all__ = ["as_vec2", "as_vec2_array", "as_spin", "as_spin_array", "in_plane", "disk_mass", "DISK_INERTIA_FACTOR"]
@@ -37,16 +37,7 @@ def as_vec2(name: str, value) -> np.ndarray:
 
 def as_vec2_array(name: str, value, n: int | None = None) -> np.ndarray:
     """A finite (n, 2) array (one 2-vector is broadcast when ``n`` is given) as (n, 3), z = 0."""
-    arr = as_float_array(name, value)
-    if arr.shape == (2,) and n is not None:
-        arr = np.broadcast_to(arr, (n, 2))
-    if arr.ndim != 2 or arr.shape[1] != 2 or (n is not None and arr.shape[0] != n):
-        want = f"({n}, 2)" if n is not None else "(N, 2)"
-        raise InputError(f"{name} must have shape {want} in a 2-D scene, got {arr.shape}")
-    bad = ~np.all(np.isfinite(arr), axis=1)
-    if bad.any():
-        k = int(np.flatnonzero(bad)[0])
-        raise InputError(f"{name}[{k}] must be finite, got {arr[k].tolist()}")
+    arr = as_vector_array(name, value, n, 2, " in a 2-D scene")
     out = np.zeros((arr.shape[0], 3))
     out[:, :2] = arr
     return out
