@@ -179,6 +179,7 @@ def test_vtk_output_of_a_two_d_run(tmp_path):
     (lambda: cl.Scene(dimension=4), r"dimension must satisfy 2 <= dimension <= 3, got 4"),
     (lambda: cl.Scene(dimension=2, gravity=(0.0, 0.0, -9.81)), r"gravity must be 2 numbers \(x, y\) in a 2-D scene"),
     (lambda: cl.Scene(dimension=2, thickness=-1.0), r"thickness must be > 0 m, got -1.0"),
+    (lambda: cl.Scene(thickness=2e-3), r"thickness=0.002 is the disks' thickness of a 2-D scene; a 3-D scene has none"),
     (lambda: cl.Scene(dimension=2).add_sphere((0, 0, 0), R, GLASS), r"add_sphere adds a 3-D body; a 2-D scene"),
     (lambda: cl.Scene(dimension=2).add_ellipsoid((0, 0, 0), (R, R, R), GLASS), r"add_ellipsoid adds a 3-D body"),
     (lambda: cl.Scene().add_disk((0, 0), R, GLASS), r"add_disk needs a 2-D scene"),

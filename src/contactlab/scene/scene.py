@@ -42,8 +42,8 @@ class Scene:
         works; arrays keep three columns, z components zero): see ``docs/two_d.md``.
     thickness : float, m (> 0)
         In a 2-D scene, the thickness of every disk (a solid cylinder: mass ``rho pi r^2 t``,
-        moment of inertia ``m r^2 / 2``), default 1 m.  The contact laws act between the bodies
-        as in 3-D, whatever the thickness.
+        moment of inertia ``m r^2 / 2``), default 1 m; not taken by a 3-D scene.  The contact laws
+        act between the bodies as in 3-D, whatever the thickness.
 
     Example
     -------
@@ -56,11 +56,14 @@ class Scene:
     0
     """
 
-    def __init__(self, gravity=None, *, dimension: int = 3, thickness: float = 1.0):
+    def __init__(self, gravity=None, *, dimension: int = 3, thickness: float | None = None):
         #: 3, or 2 for a scene of disks and line walls in the x-y plane
         self.dimension = as_int("dimension", dimension, low=2, high=3)
-        #: m, the disks' thickness in a 2-D scene
-        self.thickness = as_positive("thickness", thickness, "m")
+        if thickness is not None and self.dimension == 3:
+            raise InputError(f"thickness={thickness!r} is the disks' thickness of a 2-D scene; a 3-D scene has none "
+                             f"(make a 2-D scene with cl.Scene(dimension=2, thickness=...))")
+        #: m, the disks' thickness in a 2-D scene (1 m unless given; 1.0 in a 3-D scene, unused)
+        self.thickness = 1.0 if thickness is None else as_positive("thickness", thickness, "m")
         if self.dimension == 2:
             self.gravity = as_vec2("gravity", (0.0, -9.81) if gravity is None else gravity)
         else:
@@ -362,7 +365,7 @@ class Scene:
             Constant translation velocity of the wall (default None: at rest).
         """
         if self.dimension == 2:
-            # a line of the plane: 2-D point, normal and velocity (the default (0, 0, 0) means at rest)
+            # a line of the plane: 2-D point, normal and velocity
             point = as_vec2("point", point)
             normal = as_vec2("normal", normal)
             velocity = np.zeros(3) if velocity is None else as_vec2("velocity", velocity)
