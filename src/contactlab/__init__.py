@@ -24,6 +24,7 @@ from .materials import Material
 from .probe import ProbeResult, probe
 from .scene import Scene
 from .simulation import Simulation
+from .dda import DDA
 from .validation.battery import validate
 
 __version__ = "0.1.0"
@@ -32,6 +33,7 @@ __all__ = [
     "Material",
     "Scene",
     "Simulation",
+    "DDA",
     "probe",
     "ProbeResult",
     "models",

@@ -1,0 +1,511 @@
+"""The particle-DDA time loop, compiled: steps, open-close iteration, step control (one call).
+
+Written out into the kernel cache as a generated module (:func:`contactlab.dda.loader.kernels`),
+so that Numba's disk cache is refreshed whenever this file or anything it imports changes.
+
+A step (``dt`` the size tried):
+
+1. candidates (:mod:`.contact_geometry`) with the margin ``2 max_disp + |v_wall| dt_max``; their
+   geometry at the start of the step; each contact's history (state, shear force, normal force,
+   normal) found by key in the last accepted step's contacts;
+2. the bodies' blocks and right-hand sides (:mod:`.blocks`): inertia, elastic, initial stress,
+   body load, point loads; fixed unknowns prescribed to ``rate dt``;
+3. open-close iteration: with the contacts' current states, solve ``A D = b`` (:mod:`.pcg`), then
+   recompute every state from ``D``: the gap ``g = g0 + e_n . D`` closes a contact below
+   ``-tol_oc`` and opens it above ``+tol_oc`` (hysteresis ``tol_oc = 1e-3 pen_tol``); a closed
+   contact carries ``F_n = -p g`` and is locked if the trial shear force ``F_s0 + k_s e_t . D``
+   is within ``mu F_n`` (Mohr-Coulomb without cohesion), else sliding with the friction ``mu F_n``
+   against the trial force's sign.  Sliding friction uses the normal force of the previous
+   iteration; the loop ends when no state changes and no sliding contact's normal force moved by
+   more than ``friction_tol`` of itself;
+4. acceptance: the loop converged, every PCG solve reached its tolerance, no point moved more than
+   ``max_disp`` and no closed contact penetrates deeper than ``pen_tol``; otherwise the step is
+   repeated at ``0.3 dt`` (at least) and, below ``dt_min``, the run stops with ``TOO_SMALL``;
+5. update: centroids, angles, shapes (``M <- G M G^T``), stresses (``sigma + E eps``, turned with
+   the body), velocities ``v <- 2 D / dt - v`` (dynamic) or 0 (static), point loads' points, the
+   contacts' history.  The next step tries ``min(1.3 dt, dt_max)`` after a step accepted at once.
+
+Contacts: body ``cj`` (always a body) and ``ci`` (a body, or ``-1 - w`` for wall ``w``); the normal
+points from ``ci`` to ``cj``; a body-wall contact's ``e_n`` has zeros on side 0 and its gap a
+constant term ``-n . v_wall dt``.  Shear force ``F_s`` acts on ``cj`` as ``-F_s t`` (``t`` the
+normal turned by +90 degrees), on ``ci`` as ``+F_s t``.
+"""
+from __future__ import annotations
+
+import math
+
+import numpy as np
+
+from contactlab._jit import jit, kernel
+from contactlab.dda.blocks import add_elastic_block, area_of, elastic_matrix, map_shape, mass_block, t_transpose_dot
+from contactlab.dda.contact_geometry import (bounding_radii, candidate_pairs, count_candidates, pair_geometry,
+                                             wall_geometry)
+from contactlab.dda.layout import (DONE, LOCKED, LOG_FULL, NOT_FINITE, OPEN, P_CG_TOL, P_DT_MAX, P_DT_MIN,
+                                   P_DYNAMIC, P_FRICTION, P_FRICTION_TOL, P_GX, P_GY, P_MAX_DISP, P_PEN_TOL,
+                                   P_PENALTY, P_PLANE_STRAIN, P_SHEAR, P_THICKNESS, SLIDING, TOO_SMALL)
+from contactlab.dda.pcg import contact_lists, factor_preconditioner, pcg
+
+__all__ = ["advance", "detect"]
+
+
+@jit
+def _find(keys, count, key):
+    lo = 0
+    hi = count
+    while lo < hi:
+        mid = (lo + hi) >> 1
+        if keys[mid] < key:
+            lo = mid + 1
+        else:
+            hi = mid
+    if lo < count and keys[lo] == key:
+        return lo
+    return -1
+
+
+@jit
+def detect(bodies, walls, margin, hist):
+    """Contacts at the start of a step, in key order: ``(ci, cj, key, g0, nrm, en, et, state, fs0,
+    fn0)``; the state, shear and normal force come from the history of the same key."""
+    pos, angle, shp = bodies[0], bodies[1], bodies[2]
+    wpt, wnrm = walls[0], walls[1]
+    hkey, hstate, hfs, hfn, hnrm = hist
+    hcount = hkey.shape[0]
+    n = pos.shape[0]
+    nw = wpt.shape[0]
+    nkeys = n + nw
+    bound = bounding_radii(shp)
+    npair = count_candidates(pos, bound, margin)
+    pi = np.empty(npair, dtype=np.int64)
+    pj = np.empty(npair, dtype=np.int64)
+    candidate_pairs(pos, bound, margin, pi, pj)
+    cap = npair + n * nw
+    keys = np.empty(cap, dtype=np.int64)
+    ci = np.empty(cap, dtype=np.int64)
+    cj = np.empty(cap, dtype=np.int64)
+    g0 = np.empty(cap)
+    nrm = np.empty((cap, 2))
+    pts = np.empty((cap, 4))
+    m = 0
+    for k in range(npair):
+        i = pi[k]
+        j = pj[k]
+        key = i * nkeys + j
+        h = _find(hkey, hcount, key)
+        w0 = 0.0
+        w1 = 0.0
+        if h >= 0:
+            w0 = hnrm[h, 0]
+            w1 = hnrm[h, 1]
+        apart, sep, n0, n1, xi, yi, xj, yj = pair_geometry(pos, shp, i, j, w0, w1, margin)
+        if apart or sep > margin:
+            continue
+        keys[m] = key
+        ci[m] = i
+        cj[m] = j
+        g0[m] = sep
+        nrm[m, 0] = n0
+        nrm[m, 1] = n1
+        pts[m, 0] = xi
+        pts[m, 1] = yi
+        pts[m, 2] = xj
+        pts[m, 3] = yj
+        m += 1
+    for w in range(nw):
+        for b in range(n):
+            gap, x, y = wall_geometry(pos, shp, b, wpt, wnrm, w)
+            if gap > margin:
+                continue
+            keys[m] = (n + w) * nkeys + b
+            ci[m] = -1 - w
+            cj[m] = b
+            g0[m] = gap
+            nrm[m, 0] = wnrm[w, 0]
+            nrm[m, 1] = wnrm[w, 1]
+            pts[m, 0] = 0.0
+            pts[m, 1] = 0.0
+            pts[m, 2] = x
+            pts[m, 3] = y
+            m += 1
+    order = np.argsort(keys[:m])
+    o_ci = ci[:m][order]
+    o_cj = cj[:m][order]
+    o_key = keys[:m][order]
+    o_g0 = g0[:m][order]
+    o_nrm = nrm[:m][order]
+    o_pts = pts[:m][order]
+    en = np.zeros((m, 12))
+    et = np.zeros((m, 12))
+    state = np.zeros(m, dtype=np.int8)
+    fs0 = np.zeros(m)
+    fn0 = np.zeros(m)
+    for c in range(m):
+        n0 = o_nrm[c, 0]
+        n1 = o_nrm[c, 1]
+        t_transpose_dot(en, c, 6, o_pts[c, 2], o_pts[c, 3], n0, n1)
+        t_transpose_dot(et, c, 6, o_pts[c, 2], o_pts[c, 3], -n1, n0)
+        if o_ci[c] >= 0:
+            t_transpose_dot(en, c, 0, o_pts[c, 0], o_pts[c, 1], -n0, -n1)
+            t_transpose_dot(et, c, 0, o_pts[c, 0], o_pts[c, 1], n1, -n0)
+        h = _find(hkey, hcount, o_key[c])
+        if h >= 0:
+            state[c] = hstate[h]
+            fs0[c] = hfs[h]
+            fn0[c] = hfn[h]
+    return o_ci, o_cj, o_key, o_g0, o_nrm, o_pts, en, et, state, fs0, fn0
+
+
+@jit
+def _body_system(bodies, loads, params, dt, dynamic):
+    """Diagonal blocks ``kd`` (n, 6, 6), right-hand side ``b`` (n, 6) of the bodies' own terms,
+    the free mask and the prescribed values of the fixed unknowns (in ``x0``, the start guess)."""
+    pos, angle, shp, mass, young, poisson, stress, vel, free, rate = bodies[:10]
+    lbody, lrel, lforce = loads
+    n = pos.shape[0]
+    t = params[P_THICKNESS]
+    plane_strain = params[P_PLANE_STRAIN] != 0.0
+    kd = np.zeros((n, 6, 6))
+    b = np.zeros((n, 6))
+    x0 = np.empty((n, 6))
+    inertia = 2.0 / (dt * dt)
+    mv = np.zeros((n, 6, 6))
+    for i in range(n):
+        mass_block(mass[i], shp[i, 0], shp[i, 1], shp[i, 2], inertia, kd, i)
+        volume = area_of(shp[i, 0], shp[i, 1], shp[i, 2]) * t
+        add_elastic_block(young[i], poisson[i], plane_strain, volume, kd, i)
+        b[i, 0] += mass[i] * params[P_GX]
+        b[i, 1] += mass[i] * params[P_GY]
+        b[i, 3] -= volume * stress[i, 0]
+        b[i, 4] -= volume * stress[i, 1]
+        b[i, 5] -= volume * stress[i, 2]
+        if dynamic:
+            mass_block(mass[i], shp[i, 0], shp[i, 1], shp[i, 2], 2.0 / dt, mv, i)
+            for r in range(6):
+                s = 0.0
+                for q in range(6):
+                    s += mv[i, r, q] * vel[i, q]
+                b[i, r] += s
+        for d in range(6):
+            x0[i, d] = vel[i, d] * dt if dynamic else 0.0
+            if free[i, d] == 0.0:
+                x0[i, d] = rate[i, d] * dt
+    for k in range(lbody.shape[0]):
+        i = lbody[k]
+        x = lrel[k, 0]
+        y = lrel[k, 1]
+        fx = lforce[k, 0]
+        fy = lforce[k, 1]
+        b[i, 0] += fx
+        b[i, 1] += fy
+        b[i, 2] += -y * fx + x * fy
+        b[i, 3] += x * fx
+        b[i, 4] += y * fy
+        b[i, 5] += 0.5 * (y * fx + x * fy)
+    return kd, b, x0
+
+
+@jit
+def _dot6(e, c, o, x, i):
+    s = 0.0
+    for d in range(6):
+        s += e[c, o + d] * x[i, d]
+    return s
+
+
+@jit
+def _gap_and_shear(c, ci, cj, g0, nrm, en, et, walls, dt, x):
+    """Gap (m) and shear displacement (m) of contact ``c`` after the step ``x``."""
+    g = g0[c] + _dot6(en, c, 6, x, cj[c])
+    s = _dot6(et, c, 6, x, cj[c])
+    if ci[c] >= 0:
+        g += _dot6(en, c, 0, x, ci[c])
+        s += _dot6(et, c, 0, x, ci[c])
+    else:
+        w = -1 - ci[c]
+        vx = walls[2][w, 0] * dt
+        vy = walls[2][w, 1] * dt
+        g -= nrm[c, 0] * vx + nrm[c, 1] * vy
+        s -= -nrm[c, 1] * vx + nrm[c, 0] * vy
+    return g, s
+
+
+@jit
+def _wall_terms(c, ci, nrm, walls, dt):
+    """Constant terms of contact ``c``'s gap and shear displacement (a moving wall's), m."""
+    if ci[c] >= 0:
+        return 0.0, 0.0
+    w = -1 - ci[c]
+    vx = walls[2][w, 0] * dt
+    vy = walls[2][w, 1] * dt
+    return -(nrm[c, 0] * vx + nrm[c, 1] * vy), -(-nrm[c, 1] * vx + nrm[c, 0] * vy)
+
+
+@jit
+def _add_side(b, e, c, o, i, f):
+    for d in range(6):
+        b[i, d] += f * e[c, o + d]
+
+
+@jit
+def solve_step(bodies, walls, loads, params, ints, con, dt):
+    """One step of size ``dt`` with the open-close iteration; returns ``(converged, x, state, fn,
+    fs, gap, oc_iterations, cg_iterations, residual, cg_ok)``."""
+    ci, cj, key, g0, nrm, pts, en, et, state0, fs0, fn0 = con
+    free = bodies[8]
+    n = bodies[0].shape[0]
+    m = ci.shape[0]
+    p = params[P_PENALTY]
+    ks = params[P_SHEAR]
+    mu = params[P_FRICTION]
+    tol_oc = 1e-3 * params[P_PEN_TOL]
+    dynamic = params[P_DYNAMIC] != 0.0
+    max_oc = ints[0]
+    max_cg = ints[1]
+    kd, bb, x = _body_system(bodies, loads, params, dt, dynamic)
+    start, entry = contact_lists(n, m, ci, cj)
+    state = state0.copy()
+    fn_used = fn0.copy()
+    sgn = np.zeros(m)
+    for c in range(m):
+        sgn[c] = 1.0 if fs0[c] >= 0.0 else -1.0
+    cn = np.zeros(max(m, 1))
+    ct = np.zeros(max(m, 1))
+    chol = np.zeros((n, 6, 6))
+    b = np.empty((n, 6))
+    gap = np.zeros(m)
+    fn = np.zeros(m)
+    fs = np.zeros(m)
+    converged = False
+    cg_total = 0
+    residual = 0.0
+    cg_ok = True
+    it = 0
+    while it < max_oc:
+        it += 1
+        for i in range(n):
+            for d in range(6):
+                b[i, d] = bb[i, d]
+        for c in range(m):
+            gw, sw = _wall_terms(c, ci, nrm, walls, dt)
+            cn[c] = 0.0
+            ct[c] = 0.0
+            if state[c] == OPEN:
+                continue
+            cn[c] = p
+            f = -p * (g0[c] + gw)
+            if state[c] == LOCKED:
+                ct[c] = ks
+                fsh = -(fs0[c] + ks * sw)
+            else:
+                fsh = -sgn[c] * mu * fn_used[c]
+            _add_side(b, en, c, 6, cj[c], f)
+            _add_side(b, et, c, 6, cj[c], fsh)
+            if ci[c] >= 0:
+                _add_side(b, en, c, 0, ci[c], f)
+                _add_side(b, et, c, 0, ci[c], fsh)
+        bad = factor_preconditioner(kd, free, m, en, et, cn, ct, start, entry, chol)
+        if bad >= 0:
+            cg_ok = False
+            break
+        iters, residual = pcg(x, b, kd, free, m, ci, cj, en, et, cn, ct, start, entry, chol,
+                              params[P_CG_TOL], max_cg)
+        cg_total += iters
+        if not residual <= params[P_CG_TOL]:
+            cg_ok = False
+            break
+        changed = 0
+        for c in range(m):
+            g, s = _gap_and_shear(c, ci, cj, g0, nrm, en, et, walls, dt, x)
+            gap[c] = g
+            old = state[c]
+            if old == OPEN:
+                closed = g < -tol_oc
+            else:
+                closed = g <= tol_oc
+            if not closed:
+                new = OPEN
+                fn[c] = 0.0
+                fs[c] = 0.0
+            else:
+                fn[c] = max(-p * g, 0.0)
+                trial = fs0[c] + ks * s
+                if abs(trial) <= mu * fn[c]:
+                    new = LOCKED
+                    fs[c] = trial
+                else:
+                    new = SLIDING
+                    sg = 1.0 if trial >= 0.0 else -1.0
+                    if old == SLIDING and sg != sgn[c]:
+                        changed += 1
+                    if old == SLIDING and abs(fn[c] - fn_used[c]) > params[P_FRICTION_TOL] * max(fn[c], 1e-300):
+                        changed += 1
+                    sgn[c] = sg
+                    fs[c] = sg * mu * fn[c]
+                fn_used[c] = fn[c]
+            if new != old:
+                changed += 1
+            state[c] = new
+        if changed == 0:
+            converged = True
+            break
+    return converged and cg_ok, x, state, fn, fs, gap, it, cg_total, residual, cg_ok
+
+
+@jit
+def _max_displacement(x, shp):
+    out = 0.0
+    for i in range(x.shape[0]):
+        r = math.sqrt(max(shp[i, 0], shp[i, 1]) + abs(shp[i, 2]))
+        d = math.sqrt(x[i, 0] ** 2 + x[i, 1] ** 2) + r * (abs(x[i, 2]) + abs(x[i, 3]) + abs(x[i, 4]) + abs(x[i, 5]))
+        out = max(out, d)
+    return out
+
+
+@jit
+def _update_bodies(bodies, loads, params, x, dt):
+    pos, angle, shp, mass, young, poisson, stress, vel, free, rate = bodies[:10]
+    lbody, lrel, lforce = loads
+    plane_strain = params[P_PLANE_STRAIN] != 0.0
+    dynamic = params[P_DYNAMIC] != 0.0
+    n = pos.shape[0]
+    for i in range(n):
+        ex = x[i, 3]
+        ey = x[i, 4]
+        gxy = x[i, 5]
+        r0 = x[i, 2]
+        pos[i, 0] += x[i, 0]
+        pos[i, 1] += x[i, 1]
+        angle[i] += r0
+        mxx, myy, mxy = map_shape(shp[i, 0], shp[i, 1], shp[i, 2], r0, ex, ey, gxy)
+        shp[i, 0] = mxx
+        shp[i, 1] = myy
+        shp[i, 2] = mxy
+        e11, e12, e33 = elastic_matrix(young[i], poisson[i], plane_strain)
+        sx = stress[i, 0] + e11 * ex + e12 * ey
+        sy = stress[i, 1] + e12 * ex + e11 * ey
+        txy = stress[i, 2] + e33 * gxy
+        c = math.cos(r0)
+        s = math.sin(r0)
+        stress[i, 0] = c * c * sx - 2.0 * s * c * txy + s * s * sy
+        stress[i, 1] = s * s * sx + 2.0 * s * c * txy + c * c * sy
+        stress[i, 2] = s * c * (sx - sy) + (c * c - s * s) * txy
+        for d in range(6):
+            if free[i, d] == 0.0:
+                vel[i, d] = rate[i, d]
+            elif dynamic:
+                vel[i, d] = 2.0 * x[i, d] / dt - vel[i, d]
+            else:
+                vel[i, d] = 0.0
+    for k in range(lbody.shape[0]):
+        i = lbody[k]
+        ax = lrel[k, 0]
+        ay = lrel[k, 1]
+        ex = x[i, 3]
+        ey = x[i, 4]
+        hg = 0.5 * x[i, 5]
+        c = math.cos(x[i, 2])
+        s = math.sin(x[i, 2])
+        fx = (1.0 + ex) * ax + hg * ay
+        fy = hg * ax + (1.0 + ey) * ay
+        lrel[k, 0] = c * fx - s * fy
+        lrel[k, 1] = s * fx + c * fy
+
+
+@jit
+def _wall_reach(walls, dt):
+    out = 0.0
+    wvel = walls[2]
+    for w in range(wvel.shape[0]):
+        out = max(out, math.sqrt(wvel[w, 0] ** 2 + wvel[w, 1] ** 2) * dt)
+    return out
+
+
+@kernel
+def advance(bodies, walls, loads, params, ints, hist, log, time, t_end, dt, max_steps):
+    """Run steps until ``t_end`` (s) or ``max_steps`` steps or the log is full.
+
+    ``bodies``: ``(pos (n,2), angle (n,), shp (n,3), mass, young, poisson, stress (n,3), vel (n,6),
+    free (n,6), rate (n,6))``, updated in place; ``walls``: ``(point (w,2), normal (w,2), velocity
+    (w,2))``; ``loads``: ``(body (k,), point relative to the centroid (k,2), force (k,2))``;
+    ``hist``: the last step's contacts ``(key, state, shear force, normal force, normal)``;
+    ``log`` (rows, N_LOG).  Returns ``(status, steps, time, dt, hist, contacts)`` where
+    ``contacts = (ci, cj, normal, point, gap, normal force, shear force, state)`` of the last
+    accepted step (point: the midpoint of the two support points, global).
+    """
+    pos = bodies[0]
+    shp = bodies[2]
+    n = pos.shape[0]
+    status = DONE
+    steps = 0
+    margin = 2.0 * params[P_MAX_DISP] + _wall_reach(walls, params[P_DT_MAX])
+    e_ci = np.zeros(0, dtype=np.int64)
+    e_f = np.zeros(0)
+    e_v = np.zeros((0, 2))
+    out = (e_ci, e_ci.copy(), e_v, e_v.copy(), e_f, e_f.copy(), e_f.copy(), np.zeros(0, dtype=np.int8))
+    while steps < max_steps and time < t_end * (1.0 - 1e-14) - 1e-300:
+        if steps >= log.shape[0]:
+            status = LOG_FULL
+            break
+        con = detect(bodies, walls, margin, hist)
+        ci, cj, key, g0, nrm, pts = con[0], con[1], con[2], con[3], con[4], con[5]
+        m = ci.shape[0]
+        rejected = 0
+        h = min(dt, t_end - time)
+        if t_end - time - h < 0.01 * h:
+            h = t_end - time
+        while True:
+            ok, x, state, fn, fs, gap, oc, cg, res, cg_ok = solve_step(bodies, walls, loads, params, ints, con, h)
+            finite = True
+            for i in range(n):
+                for d in range(6):
+                    if not math.isfinite(x[i, d]):
+                        finite = False
+            if not finite:
+                return NOT_FINITE, steps, time, h, hist, out
+            disp = _max_displacement(x, shp)
+            pen = 0.0
+            closed = 0
+            for c in range(m):
+                if state[c] != OPEN:
+                    closed += 1
+                    pen = max(pen, -gap[c])
+            if ok and disp <= params[P_MAX_DISP] and pen <= params[P_PEN_TOL]:
+                break
+            rejected += 1
+            cut = 0.3
+            if ok and disp > params[P_MAX_DISP]:
+                cut = min(0.9 * math.sqrt(params[P_MAX_DISP] / disp), 0.5)
+            h *= max(cut, 0.1)
+            if h < params[P_DT_MIN]:
+                return TOO_SMALL, steps, time, h, hist, out
+        # the contacts of the accepted step, global points before the update
+        cpt = np.empty((m, 2))
+        for c in range(m):
+            j = cj[c]
+            if ci[c] >= 0:
+                i = ci[c]
+                cpt[c, 0] = 0.5 * (pos[i, 0] + pts[c, 0] + pos[j, 0] + pts[c, 2])
+                cpt[c, 1] = 0.5 * (pos[i, 1] + pts[c, 1] + pos[j, 1] + pts[c, 3])
+            else:
+                cpt[c, 0] = pos[j, 0] + pts[c, 2]
+                cpt[c, 1] = pos[j, 1] + pts[c, 3]
+        _update_bodies(bodies, loads, params, x, h)
+        hist = (key.copy(), state.copy(), fs.copy(), fn.copy(), nrm.copy())
+        out = (ci, cj, nrm, cpt, gap, fn, fs, state)
+        time += h
+        row = log[steps]
+        row[0] = time
+        row[1] = h
+        row[2] = oc
+        row[3] = cg
+        row[4] = res
+        row[5] = closed
+        row[6] = pen
+        row[7] = disp
+        row[8] = rejected
+        steps += 1
+        if rejected == 0:
+            dt = min(params[P_DT_MAX], max(dt, h) * 1.3)
+        else:
+            dt = h
+    return status, steps, time, dt, hist, out

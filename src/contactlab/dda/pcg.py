@@ -1,0 +1,206 @@
+"""The matrix-free linear system of a DDA step and its block-Jacobi preconditioned CG solve.
+
+The global matrix is never assembled.  ``A x`` is computed per body ``i`` as its own 6x6 block
+(inertia, elastic: ``kd[i]``) times ``x[i]`` plus, over its active contacts only, the contact
+springs' terms (the notes' ``sum(nK .* x(nBall) .* nFilter, 2)``, neighbour blocks times the
+neighbours' unknowns filtered by the contacts' state).  A contact's blocks are rank one and are
+stored factored: the normal spring contributes ``cn e_n e_n^T`` and the locked shear spring
+``ct e_t e_t^T``, where ``e_n = (-T_i(p_i)^T n, T_j(p_j)^T n)`` (12 values) maps the unknowns of
+both bodies to the change of the contact's gap (``e_t`` the same with the tangent), ``cn`` is the
+normal penalty if the contact is closed (else 0) and ``ct`` the shear penalty if it is locked.
+So ``A x`` is two passes: one over contacts (the scalars ``cn e_n . x``, ``ct e_t . x``), one over
+bodies (a fixed-order sum over each body's contacts): deterministic, no write races.
+
+Fixed unknowns (``free == 0``) are constraints, not penalties: PCG runs on the free unknowns only
+(their residual, preconditioned residual and search direction are zero), with the fixed ones held
+at their prescribed values in ``x``.
+
+Preconditioner: block Jacobi, the exact inverse (Cholesky) of each body's full 6x6 diagonal block,
+contacts included, the fixed unknowns' rows and columns replaced by the identity.
+"""
+from __future__ import annotations
+
+import math
+
+import numpy as np
+
+from .._jit import jit
+
+__all__ = ["contact_lists", "apply_operator", "factor_preconditioner", "apply_preconditioner", "pcg"]
+
+
+@jit
+def contact_lists(n, m, ci, cj):
+    """Per-body lists of contact sides, CSR: ``start`` (n+1,), ``entry`` = ``2 c + side``
+    (side 0: the contact's body ``ci``, side 1: ``cj``), in contact order."""
+    start = np.zeros(n + 1, dtype=np.int64)
+    for c in range(m):
+        if ci[c] >= 0:
+            start[ci[c] + 1] += 1
+        start[cj[c] + 1] += 1
+    for i in range(n):
+        start[i + 1] += start[i]
+    fill = start[:-1].copy()
+    entry = np.empty(start[n], dtype=np.int64)
+    for c in range(m):
+        if ci[c] >= 0:
+            entry[fill[ci[c]]] = 2 * c
+            fill[ci[c]] += 1
+        entry[fill[cj[c]]] = 2 * c + 1
+        fill[cj[c]] += 1
+    return start, entry
+
+
+@jit
+def _side_dot(e, c, side, x, b):
+    s = 0.0
+    o = 6 * side
+    for d in range(6):
+        s += e[c, o + d] * x[b, d]
+    return s
+
+
+@jit
+def apply_operator(x, y, kd, free, m, ci, cj, en, et, cn, ct, start, entry, an, at):
+    """``y = A x`` on the free unknowns (0 on the fixed ones); ``an``/``at`` (m,) scratch."""
+    for c in range(m):
+        a = _side_dot(en, c, 1, x, cj[c])
+        t = _side_dot(et, c, 1, x, cj[c])
+        if ci[c] >= 0:
+            a += _side_dot(en, c, 0, x, ci[c])
+            t += _side_dot(et, c, 0, x, ci[c])
+        an[c] = cn[c] * a
+        at[c] = ct[c] * t
+    n = x.shape[0]
+    for i in range(n):
+        for r in range(6):
+            s = 0.0
+            for q in range(6):
+                s += kd[i, r, q] * x[i, q]
+            y[i, r] = s
+        for k in range(start[i], start[i + 1]):
+            c = entry[k] >> 1
+            o = 6 * (entry[k] & 1)
+            for r in range(6):
+                y[i, r] += an[c] * en[c, o + r] + at[c] * et[c, o + r]
+        for r in range(6):
+            y[i, r] *= free[i, r]
+
+
+@jit
+def factor_preconditioner(kd, free, m, en, et, cn, ct, start, entry, chol):
+    """Cholesky factors (lower, in ``chol[i]``) of every body's diagonal block, contacts included;
+    returns the first body whose block is not positive definite, or -1."""
+    n = kd.shape[0]
+    blk = np.empty((6, 6))
+    for i in range(n):
+        for r in range(6):
+            for q in range(6):
+                blk[r, q] = kd[i, r, q]
+        for k in range(start[i], start[i + 1]):
+            c = entry[k] >> 1
+            o = 6 * (entry[k] & 1)
+            for r in range(6):
+                for q in range(6):
+                    blk[r, q] += cn[c] * en[c, o + r] * en[c, o + q] + ct[c] * et[c, o + r] * et[c, o + q]
+        for r in range(6):
+            if free[i, r] == 0.0:
+                for q in range(6):
+                    blk[r, q] = 0.0
+                    blk[q, r] = 0.0
+                blk[r, r] = 1.0
+        for r in range(6):
+            for q in range(r + 1):
+                s = blk[r, q]
+                for k in range(q):
+                    s -= chol[i, r, k] * chol[i, q, k]
+                if r == q:
+                    if not s > 0.0:
+                        return i
+                    chol[i, r, r] = math.sqrt(s)
+                else:
+                    chol[i, r, q] = s / chol[i, q, q]
+    return -1
+
+
+@jit
+def apply_preconditioner(chol, free, r, z):
+    """``z = P^-1 r`` body by body (forward and back substitution), 0 on the fixed unknowns."""
+    n = r.shape[0]
+    w = np.empty(6)
+    for i in range(n):
+        for a in range(6):
+            s = r[i, a] * free[i, a]
+            for k in range(a):
+                s -= chol[i, a, k] * w[k]
+            w[a] = s / chol[i, a, a]
+        for a in range(5, -1, -1):
+            s = w[a]
+            for k in range(a + 1, 6):
+                s -= chol[i, k, a] * z[i, k]
+            z[i, a] = s / chol[i, a, a]
+        for a in range(6):
+            z[i, a] *= free[i, a]
+
+
+@jit
+def _dot(a, b):
+    s = 0.0
+    n = a.shape[0]
+    for i in range(n):
+        for d in range(6):
+            s += a[i, d] * b[i, d]
+    return s
+
+
+@jit
+def pcg(x, b, kd, free, m, ci, cj, en, et, cn, ct, start, entry, chol, tol, max_iter):
+    """Solve ``A x = b`` on the free unknowns by preconditioned CG from the ``x`` given (whose
+    fixed entries hold the prescribed values).  Returns ``(iterations, relative residual)``; the
+    solve reached ``|r| <= tol |b|`` if the residual is at most ``tol``."""
+    n = x.shape[0]
+    r = np.empty((n, 6))
+    z = np.empty((n, 6))
+    p = np.empty((n, 6))
+    q = np.empty((n, 6))
+    an = np.empty(max(m, 1))
+    at = np.empty(max(m, 1))
+    apply_operator(x, q, kd, free, m, ci, cj, en, et, cn, ct, start, entry, an, at)
+    bnorm2 = 0.0
+    for i in range(n):
+        for d in range(6):
+            r[i, d] = (b[i, d] - q[i, d]) * free[i, d]
+            bnorm2 += (b[i, d] * free[i, d]) ** 2
+    if bnorm2 == 0.0:
+        bnorm2 = 1e-300
+    rr = _dot(r, r)
+    if rr <= tol * tol * bnorm2:
+        return 0, math.sqrt(rr / bnorm2)
+    apply_preconditioner(chol, free, r, z)
+    rz = _dot(r, z)
+    for i in range(n):
+        for d in range(6):
+            p[i, d] = z[i, d]
+    it = 0
+    while it < max_iter:
+        it += 1
+        apply_operator(p, q, kd, free, m, ci, cj, en, et, cn, ct, start, entry, an, at)
+        pq = _dot(p, q)
+        if not pq > 0.0:
+            break
+        alpha = rz / pq
+        for i in range(n):
+            for d in range(6):
+                x[i, d] += alpha * p[i, d]
+                r[i, d] -= alpha * q[i, d]
+        rr = _dot(r, r)
+        if rr <= tol * tol * bnorm2 or not math.isfinite(rr):
+            break
+        apply_preconditioner(chol, free, r, z)
+        rz_new = _dot(r, z)
+        beta = rz_new / rz
+        rz = rz_new
+        for i in range(n):
+            for d in range(6):
+                p[i, d] = z[i, d] + beta * p[i, d]
+    return it, math.sqrt(rr / bnorm2)
