@@ -40,7 +40,7 @@ from pathlib import Path
 import numpy as np
 
 from ..errors import ContactlabError
-from ..geometry.shapes import ELLIPSOID, POLYHEDRON, ROLL, SPHERE
+from ..geometry.shapes import ELLIPSE, ELLIPSOID, POLYHEDRON, ROLL, SPHERE
 from ..laws.base import law_bond_field, law_dissipation_terms
 from ..kernel_cache import cache_dir, dependency_fingerprint, module_source_hash, session_dir, write_module
 
@@ -61,8 +61,9 @@ _INTEGRATE_MARK = "# @@INTEGRATE_IMPORT@@"
 _PACKAGE_DIR = Path(__file__).resolve().parent.parent
 
 
-#: narrow phases a scene may need besides sphere-sphere, sphere-plane and sphere-triangle
-FEATURES = ("ELLIPSOID", "CONVEX", "ROLL", "VOLUME")
+#: narrow phases a scene may need besides sphere-sphere, sphere-plane and sphere-triangle (ELLIPSE:
+#: the 2-D ellipse-ellipse, ellipse-disk and ellipse-line contacts)
+FEATURES = ("ELLIPSOID", "CONVEX", "ROLL", "VOLUME", "ELLIPSE")
 _FEATURE_STUBS = "from contactlab.geometry.stand_ins import {names}  # not needed by this scene\n"
 
 
@@ -287,7 +288,9 @@ def shape_features(shape_kind, n_triangles: int, volume: bool):
         for b in present:
             if a > b or (a == b and count[a] < 2) or (a == SPHERE and b == SPHERE):
                 continue
-            if a in (SPHERE, ELLIPSOID) and b in (SPHERE, ELLIPSOID):
+            if a == ELLIPSE or b == ELLIPSE:  # 2-D scenes: with disks and ellipses only
+                need.add("ELLIPSE")
+            elif a in (SPHERE, ELLIPSOID) and b in (SPHERE, ELLIPSOID):
                 need.add("ELLIPSOID")
             elif volume and a == POLYHEDRON and b == POLYHEDRON:
                 need.add("VOLUME")
@@ -296,6 +299,8 @@ def shape_features(shape_kind, n_triangles: int, volume: bool):
     for a in present:  # against plane walls and mesh triangles
         if a == ELLIPSOID:
             need.add("ELLIPSOID")
+        elif a == ELLIPSE:
+            need.add("ELLIPSE")
         elif a == ROLL:
             need.add("ROLL")
         elif a == POLYHEDRON and volume:

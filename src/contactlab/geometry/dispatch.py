@@ -14,6 +14,10 @@ mixed pairs)           gradient is the normal, so an elastic law on it conserves
 polyhedra, volume      intersection volume and its gradient (:mod:`.polyhedron_overlap`):
 mode                   the contact-volume energy-conserving contact
 ellipsoid - wall       closed form (support point along the wall's normal)
+ellipse with ellipse   2-D scenes: the common normal in the plane (:func:`.ellipse_pair_2d`,
+or disk                one unknown angle, warm-started from the pair's last normal); the disk
+                       is the ellipse ``a = b = r``
+ellipse - line wall    closed form (:func:`.ellipse_line`)
 polyhedron - wall      deepest vertex; force through the depth-weighted centre of the
                        vertices below the plane (volume mode: the cut volume)
 roll - wall            spec 003: the hull's slope matched to the plane (:mod:`.convex_roll`)
@@ -31,6 +35,11 @@ GJK/EPA, the ellipsoid solver, the roll or the volume clipping.
 ``bodies`` is the tuple ``(shape_kind, shape_ref, shape_data, contact_radius, geo_col, mode)``
 (see :mod:`.shapes`): ``geo_col`` is the first of three history columns that keep a pair's last
 normal (the warm start; -1: none), ``mode`` one of MINKOWSKI, COMMON_PLANE, VOLUME.
+
+The bodies of a 2-D scene (disks and ellipses, :mod:`.shapes`) lie in the plane z = 0 and turn
+about z: their pairs are solved in the plane (positions ``(x, y)``, orientation the angle
+:func:`.rotation.z_angle`) and lifted back with z = 0, so the record is exactly planar (normal,
+points and branch vectors with z = 0); the radii of curvature are the plane curve's.
 """
 from __future__ import annotations
 
@@ -41,12 +50,13 @@ import numpy as np
 from contactlab._jit import jit
 from contactlab.geometry.convex_roll import roll_plane  # @@FEATURE_ROLL@@
 from contactlab.geometry.ellipsoid import ellipsoid_pair, ellipsoid_plane  # @@FEATURE_ELLIPSOID@@
+from contactlab.geometry.ellipsoid import ellipse_line, ellipse_pair_2d  # @@FEATURE_ELLIPSE@@
 from contactlab.geometry.gjk_epa import convex_pair  # @@FEATURE_CONVEX@@
 from contactlab.geometry.lens import sphere_halfspace_cap
 from contactlab.geometry.polyhedron_overlap import line_of_action_point, polyhedron_halfspace, polyhedron_intersection_gradients  # @@FEATURE_VOLUME@@
 from contactlab.geometry.record_build import rigid_record
-from contactlab.geometry.rotation import to_global
-from contactlab.geometry.shapes import ELLIPSOID, POLYHEDRON, ROLL, SPHERE, TRIANGLE
+from contactlab.geometry.rotation import to_global, z_angle
+from contactlab.geometry.shapes import ELLIPSE, ELLIPSOID, POLYHEDRON, ROLL, SPHERE, TRIANGLE
 from contactlab.geometry.sphere_triangle import FACE, closest_point_on_triangle
 from contactlab.geometry.support import support
 from contactlab.vec import add, dot, scale, sub
@@ -101,6 +111,15 @@ def _axes(kind, data, ref):
 
 
 @jit(inline="never")
+def _axes2(kind, data, ref):
+    """Semi-axes ``(a, b)`` of a body of a 2-D scene: an ellipse's, or ``(r, r)`` for a disk."""
+    if kind == SPHERE:
+        r = data[ref]
+        return (r, r)
+    return (data[ref], data[ref + 1])
+
+
+@jit(inline="never")
 def _common_plane_point(data, ref_i, xi, qi, ref_j, xj, qj, c, n):
     """Centroid, projected on the common plane (through ``c``, normal ``n``), of the vertices of
     polyhedron ``i`` beyond it and of those of ``j`` before it; ``c`` when there are none."""
@@ -148,7 +167,14 @@ def body_pair(i, j, pos, quat, vel, angvel, mid_vel, mid_angvel, inv_mass, bodie
     volume = 0.0
     twist = 0.0
     ok = True
-    if (ki == SPHERE or ki == ELLIPSOID) and (kj == SPHERE or kj == ELLIPSOID):
+    if ki == ELLIPSE or kj == ELLIPSE:  # a 2-D scene: solved in the plane z = 0, lifted back with z = 0
+        sep, n2, p2i, p2j, curv_i, curv_j, _, status = ellipse_pair_2d(
+            (xi[0], xi[1]), z_angle(qi), _axes2(ki, shape_data, ri), (xj[0], xj[1]), z_angle(qj),
+            _axes2(kj, shape_data, rj), (warm[0], warm[1]))
+        n = (n2[0], n2[1], 0.0)
+        p_i = (p2i[0], p2i[1], xi[2])
+        p_j = (p2j[0], p2j[1], xj[2])
+    elif (ki == SPHERE or ki == ELLIPSOID) and (kj == SPHERE or kj == ELLIPSOID):
         sep, n, p_i, p_j, curv_i, curv_j, _, status = ellipsoid_pair(
             xi, qi, _axes(ki, shape_data, ri), xj, qj, _axes(kj, shape_data, rj), warm)
     elif mode == VOLUME and ki == POLYHEDRON and kj == POLYHEDRON:
@@ -230,7 +256,13 @@ def body_wall(i, pos, quat, vel, angvel, mid_vel, mid_angvel, inv_mass, bodies, 
     curv = contact_radius[i]
     area = 0.0
     volume = 0.0
-    if ki == ELLIPSOID:
+    if ki == ELLIPSE:  # a line wall of a 2-D scene
+        sep, n2, p2i, p2w, curv = ellipse_line((xi[0], xi[1]), z_angle(qi), _axes2(ki, shape_data, ri), (wp[0], wp[1]),
+                                               (wn[0], wn[1]))
+        n = (n2[0], n2[1], 0.0)
+        p_i = (p2i[0], p2i[1], xi[2])
+        p_w = (p2w[0], p2w[1], xi[2])
+    elif ki == ELLIPSOID:
         sep, n, p_i, p_w, curv = ellipsoid_plane(xi, qi, _axes(ki, shape_data, ri), wp, wn)
     elif ki == ROLL:
         sep, n, point, s_c, curv, status = roll_plane(shape_data, ri, xi, qi, wp, wn)

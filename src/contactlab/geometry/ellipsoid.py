@@ -76,7 +76,7 @@ Nothing here allocates or raises.
 Compilation: the solvers' helpers are ``@jit(inline="never")`` like the solvers themselves: LLVM
 still inlines them (same speed, ~1.5 us per cold 3-D call, ~0.4-0.8 us warm), but the 3-D entry
 compiles in ~6 s instead of ~9 s with Numba's IR-level inlining.  :func:`ellipsoid_plane` is an
-ordinary inlined building block.
+ordinary inlined building block, and so is its 2-D twin :func:`ellipse_line`.
 """
 from __future__ import annotations
 
@@ -85,7 +85,7 @@ import math
 from .._jit import jit
 from .rotation import quat_matrix
 
-__all__ = ["ellipsoid_pair", "ellipsoid_plane", "ellipse_pair_2d", "ellipsoid_shape_matrix",
+__all__ = ["ellipsoid_pair", "ellipsoid_plane", "ellipse_pair_2d", "ellipse_line", "ellipsoid_shape_matrix",
            "ellipse_shape_matrix", "STATUS_CONVERGED", "STATUS_MAX_ITER", "STATUS_APART", "MAX_ITER",
            "STEP_TOL"]
 
@@ -486,3 +486,27 @@ def ellipse_pair_2d(pos_i, angle_i, axes_i, pos_j, angle_j, axes_j, warm, intera
     point_i = (pos_i[0] + pi[0], pos_i[1] + pi[1])
     point_j = (pos_j[0] - pj[0], pos_j[1] - pj[1])
     return sep, n, point_i, point_j, abi / (hi * hi * hi), abj / (hj * hj * hj), iterations, status
+
+
+@jit
+def ellipse_line(pos, angle, axes, line_point, line_normal):
+    """Contact of an ellipse (body ``i``) and an infinite line of the plane, closed form (the 2-D
+    twin of :func:`ellipsoid_plane`).
+
+    ``pos`` (m, 2-tuple), ``angle`` (rad, counter-clockwise, body -> global), ``axes = (a, b)``
+    (m), ``line_point`` (m) any point of the line, ``line_normal`` its unit normal (2-tuple),
+    pointing to the side where the ellipse belongs.  Returns ``(separation, normal, point_i,
+    point_line, curvature)``: ``normal = -line_normal`` (from the ellipse into the wall);
+    ``point_i = pos - M n_l / h`` with ``h = sqrt(n_l . M n_l)`` the support point along
+    ``-line_normal`` (the ellipse's lowest point); ``separation = (pos - line_point) . n_l - h``
+    (m, < 0 overlapping); ``point_line`` its projection on the line; ``curvature`` (m) the
+    ellipse's radius of curvature there, ``a^2 b^2 / h^3`` (``r`` for a circle).
+    """
+    m = ellipse_shape_matrix(angle, axes)
+    u = (m[0] * line_normal[0] + m[2] * line_normal[1], m[2] * line_normal[0] + m[1] * line_normal[1])
+    h = math.sqrt(line_normal[0] * u[0] + line_normal[1] * u[1])
+    point_i = (pos[0] - u[0] / h, pos[1] - u[1] / h)
+    sep = (pos[0] - line_point[0]) * line_normal[0] + (pos[1] - line_point[1]) * line_normal[1] - h
+    point_line = (point_i[0] - sep * line_normal[0], point_i[1] - sep * line_normal[1])
+    normal = (-line_normal[0], -line_normal[1])
+    return sep, normal, point_i, point_line, (axes[0] * axes[1]) ** 2 / (h * h * h)

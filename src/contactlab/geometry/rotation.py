@@ -14,8 +14,8 @@ import numpy as np
 
 from .._jit import jit
 
-__all__ = ["to_global", "to_body", "quat_matrix", "quat_multiply", "rotation_matrix", "rotation_matrices",
-           "quaternion_from_matrix"]
+__all__ = ["to_global", "to_body", "quat_matrix", "quat_multiply", "z_angle", "rotation_matrix",
+           "rotation_matrices", "quaternion_from_matrix"]
 
 
 @jit
@@ -53,6 +53,14 @@ def quat_multiply(a, b):
             a[0] * b[1] + a[1] * b[0] + a[2] * b[3] - a[3] * b[2],
             a[0] * b[2] - a[1] * b[3] + a[2] * b[0] + a[3] * b[1],
             a[0] * b[3] + a[1] * b[2] - a[2] * b[1] + a[3] * b[0])
+
+
+@jit
+def z_angle(q):
+    """The angle (rad, counter-clockwise) of ``q`` taken as a rotation about z, ``2 atan2(z, w)``:
+    exact for the orientations of a 2-D scene, ``(cos(theta/2), 0, 0, sin(theta/2))``, whose x and
+    y components stay 0 (``theta`` in ``(-2 pi, 2 pi]``)."""
+    return 2.0 * math.atan2(q[3], q[0])
 
 
 def rotation_matrix(q) -> np.ndarray:

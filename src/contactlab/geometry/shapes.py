@@ -21,7 +21,18 @@ ROLL       3      ``n, length, r_bound, offset, k_0, ..., k_{n-1}``: convex roll
                    the bounding sphere about the centre of mass
 TRIANGLE    4      ``ax, ay, az, bx, by, bz, cx, cy, cz``: a triangle of a mesh wall, global
                    frame (used with position 0 and the identity orientation)
+ELLIPSE     5      ``a, b``: semi-axes along the body's x, y axes of an ellipse of a 2-D scene
+                   (``Scene(dimension=2)``)
 ==========  =====  ===========================================================================
+
+2-D scenes hold SPHERE bodies (their disks: solid cylinders of the scene's thickness) and
+ELLIPSE bodies, solid elliptic cylinders of that thickness whose axis is z, centred in the plane
+z = 0, orientation a rotation about z by the angle ``theta`` (quaternion ``(cos(theta/2), 0, 0,
+sin(theta/2))``, so the body's x axis is ``(cos theta, sin theta)``).  An ellipse is a kind of its
+own, not an ELLIPSOID with a flag, because everything about it differs from a flattened
+ellipsoid: its narrow phase is the 2-D common normal (one unknown angle), its radius of curvature
+the plane curve's ``a^2 b^2 / h^3`` (not the Gaussian ``a b c / h^2``), its mass and inertia
+those of a cylinder, and it meets only disks, ellipses and line walls.
 """
 from __future__ import annotations
 
@@ -29,16 +40,21 @@ import numpy as np
 
 from .convex_roll import roll_surface
 
-__all__ = ["SPHERE", "ELLIPSOID", "POLYHEDRON", "ROLL", "TRIANGLE", "KIND_NAMES", "surface_triangles"]
+__all__ = ["SPHERE", "ELLIPSOID", "POLYHEDRON", "ROLL", "TRIANGLE", "ELLIPSE", "KIND_NAMES", "OUTLINE_SIDES",
+           "surface_triangles", "ellipse_fan"]
 
 SPHERE = 0
 ELLIPSOID = 1
 POLYHEDRON = 2
 ROLL = 3
 TRIANGLE = 4
+ELLIPSE = 5
 
 KIND_NAMES = {SPHERE: "sphere", ELLIPSOID: "ellipsoid", POLYHEDRON: "polyhedron", ROLL: "convex roll",
-              TRIANGLE: "triangle"}
+              TRIANGLE: "triangle", ELLIPSE: "ellipse"}
+
+#: sides of the polygon that stands for a disk or an ellipse in output (:func:`ellipse_fan`)
+OUTLINE_SIDES = 48
 
 
 def _sphere_grid(n_lat: int = 12, n_lon: int = 24):
@@ -65,8 +81,23 @@ def _sphere_grid(n_lat: int = 12, n_lon: int = 24):
     return pts, np.array(faces, dtype=np.int64)
 
 
+def ellipse_fan(a: float, b: float, sides: int = OUTLINE_SIDES):
+    """A flat ellipse of semi-axes ``a``, ``b`` (m) in the body's x-y plane as a fan of triangles
+    about its centre: ``(vertices (sides + 1, 3), triangles (sides, 3))``, the centre first, the
+    outline's vertices on the ellipse, counter-clockwise seen from +z (a disk: ``a = b = r``)."""
+    phi = 2.0 * np.pi * np.arange(sides) / sides
+    pts = np.zeros((sides + 1, 3))
+    pts[1:, 0] = a * np.cos(phi)
+    pts[1:, 1] = b * np.sin(phi)
+    k = np.arange(sides)
+    return pts, np.stack([np.zeros(sides, dtype=np.int64), 1 + k, 1 + (k + 1) % sides], axis=1)
+
+
 def surface_triangles(kind: int, data: np.ndarray, ref: int):
-    """The surface of a body in its own frame for output: ``(vertices (V, 3), triangles (F, 3))``."""
+    """The surface of a body in its own frame for output: ``(vertices (V, 3), triangles (F, 3))``
+    (an ellipse: the flat fan of :func:`ellipse_fan`)."""
+    if kind == ELLIPSE:
+        return ellipse_fan(float(data[ref]), float(data[ref + 1]))
     if kind == SPHERE:
         pts, faces = _sphere_grid()
         return pts * data[ref], faces

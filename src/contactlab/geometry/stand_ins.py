@@ -19,7 +19,7 @@ from .._jit import jit
 from .sphere_wall import sphere_wall
 
 __all__ = ["body_pair", "body_wall", "body_triangle", "select_triangles", "N_SCRATCH",
-           "ellipsoid_pair", "ellipsoid_plane", "convex_pair", "roll_plane", "polyhedron_intersection_gradients",
+           "ellipsoid_pair", "ellipsoid_plane", "ellipse_pair_2d", "ellipse_line", "convex_pair", "roll_plane", "polyhedron_intersection_gradients",
            "polyhedron_halfspace", "line_of_action_point"]
 
 N_SCRATCH = 8
@@ -35,6 +35,16 @@ def ellipsoid_pair(pos_i, quat_i, axes_i, pos_j, quat_j, axes_j, warm, interacti
 @jit
 def ellipsoid_plane(pos, quat, axes, plane_point, plane_normal):
     return 1.0, _N, pos, pos, 1.0
+
+
+@jit
+def ellipse_pair_2d(pos_i, angle_i, axes_i, pos_j, angle_j, axes_j, warm, interaction_range=0.0):
+    return 1.0, (0.0, 1.0), pos_i, pos_j, 1.0, 1.0, 0, 3
+
+
+@jit
+def ellipse_line(pos, angle, axes, line_point, line_normal):
+    return 1.0, (0.0, 1.0), pos, pos, 1.0
 
 
 @jit
