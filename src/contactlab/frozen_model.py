@@ -29,7 +29,8 @@ class Model:
     mass : (N,) float64, kg, per body (its own mass, also for fixed bodies)
     inv_mass : (N,) float64, 1/kg, per body; 0 for fixed (kinematic) bodies
     inertia : (N,) float64, kg m^2, per body: 2/5 m r^2 for a sphere; the smallest principal moment
-        for other shapes
+        for other shapes; in a 2-D scene the moment about z (disk ``m r^2 / 2``, ellipse
+        ``m (a^2 + b^2) / 4``), which also stands for all three principal moments
     inv_inertia : (N,) float64, 1/(kg m^2), per body; 0 for fixed bodies
     material : (N,) uint16, per body, index into ``materials``
     fixed : (N,) bool, per body: kinematic body that moves at its prescribed velocity
@@ -37,13 +38,14 @@ class Model:
     wall_material : (W,) uint16, per wall, index into ``materials``
     materials : tuple of Material, per material
     gravity : (3,) float64, m/s^2
-    shape_kind : (N,) uint8, per body: SPHERE, ELLIPSOID, POLYHEDRON, ROLL (:mod:`contactlab.geometry.shapes`)
+    shape_kind : (N,) uint8, per body: SPHERE, ELLIPSOID, POLYHEDRON, ROLL, ELLIPSE (2-D)
+        (:mod:`contactlab.geometry.shapes`)
     shape_ref : (N,) int64, per body: where its parameters start in ``shape_data``
     shape_data : (M,) float64: the shapes' parameters (body frames), followed by the mesh
         triangles' vertices at the start (the run's current ones are in the state)
     principal_inertia : (N, 3) float64, kg m^2, per body: principal moments (body frame)
-    contact_radius : (N,) float64, m, per body: a sphere's radius; an ellipsoid's smallest
-        semi-axis; a polyhedron's volume-equivalent radius; a roll's largest hull radius.  The
+    contact_radius : (N,) float64, m, per body: a sphere's radius; an ellipsoid's or an
+        ellipse's smallest semi-axis; a polyhedron's volume-equivalent radius; a roll's largest hull radius.  The
         length ``max_overlap`` refers to, and the radius of curvature a polyhedron's contacts use.
     mesh_material : (Mm,) uint16, per mesh; mesh_names : tuple of str, per mesh
     mesh_first : (Mm + 1,) int64: triangles ``mesh_first[m] <= t < mesh_first[m + 1]`` belong to mesh m
@@ -52,9 +54,9 @@ class Model:
     mesh_local : (T, 9) float64, m, per triangle: vertices relative to the mesh's reference point,
         in the mesh's own frame (a moving mesh turns them with its orientation)
     mesh_size : (Mm,) float64, m, per mesh: largest distance of a vertex from its reference point
-    dimension : int: 3, or 2 for a scene of disks and line walls in the plane z = 0
+    dimension : int: 3, or 2 for a scene of disks, ellipses and line walls in the plane z = 0
         (:mod:`contactlab.scene.plane`)
-    thickness : float, m: the disks' thickness in a 2-D scene (their mass and inertia)
+    thickness : float, m: the disks' and ellipses' thickness in a 2-D scene (their mass and inertia)
     inv_principal_inertia : (N, 3) float64, 1/(kg m^2), per body: inverse principal moments, 0 for
         fixed bodies (derived from ``principal_inertia`` and ``fixed``, not a constructor argument)
     """

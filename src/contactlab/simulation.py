@@ -326,7 +326,7 @@ class Simulation:
 
     @property
     def dimension(self) -> int:
-        """3, or 2 for a scene of disks and line walls in the plane z = 0 (``Scene(dimension=2)``)."""
+        """3, or 2 for a scene of disks, ellipses and line walls in the plane z = 0 (``Scene(dimension=2)``)."""
         return int(self.model.dimension)
 
     def _vector(self, name: str, value, spin: bool = False) -> np.ndarray:

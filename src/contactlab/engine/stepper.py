@@ -249,8 +249,11 @@ class Stepper:
             self.scratch = np.zeros((need, 8))
         bodies = (m.shape_kind, m.shape_ref, s.shape_data, m.contact_radius, np.int64(self.geo_col),
                   np.int64(self.mode))
-        # None for spheres only: the integrator's rigid-body branches then compile away
-        rigid = (m.shape_kind, m.principal_inertia, m.inv_principal_inertia) if self.shape_features else None
+        # None for spheres only: the integrator's rigid-body branches then compile away; and None in
+        # a 2-D scene, whose disks and ellipses turn about z alone (spin and torque along z, the
+        # body's z axis the global one): there the scalar update with the moment about z is exact
+        rigid = (m.shape_kind, m.principal_inertia, m.inv_principal_inertia) \
+            if self.shape_features and m.dimension == 3 else None
         meshes = (m.tri_ref, m.tri_mesh, s.mesh_positions, s.mesh_orientations, s.mesh_velocities,
                   s.mesh_angular_velocities, m.mesh_material, self.scratch)
         motion = (m.mesh_local, m.mesh_first, t.mesh_ref_pos, t.mesh_ref_quat, m.mesh_size)

@@ -27,6 +27,30 @@ class SphereBuilder:
 
     def add(self, positions, radii, material_id: int, velocities, angular_velocities, fixed: bool,
             body=None) -> np.ndarray:
+        """Add N spheres (``body`` None; arrays (N, 3), (N,), (N, 3), (N, 3)) or the one
+        non-spherical ``body`` (:class:`contactlab.scene.shapes.Body`, arrays of one row); returns
+        their indices."""
+        n = positions.shape[0]
+        if body is None:
+            return self._add_chunk(positions, radii, material_id, velocities, angular_velocities, fixed, 0, None,
+                                   np.full(n, np.nan), np.full((n, 3), np.nan), np.tile([1.0, 0.0, 0.0, 0.0], (n, 1)),
+                                   radii.copy())
+        return self.add_shapes(positions, radii, material_id, velocities, angular_velocities, fixed, body.kind,
+                               body.block[None, :], np.array([body.mass]), body.principal_inertia[None, :],
+                               body.orientation[None, :], np.array([body.contact_radius]))
+
+    def add_shapes(self, positions, radii, material_id: int, velocities, angular_velocities, fixed: bool, kind: int,
+                   blocks, mass, principal_inertia, orientations, contact_radius) -> np.ndarray:
+        """Add N bodies of one non-spherical ``kind`` whose shape blocks have one length: ``blocks``
+        (N, L) one row per body, ``mass`` (N,) kg, ``principal_inertia`` (N, 3) kg m^2,
+        ``orientations`` (N, 4) unit quaternions, ``contact_radius`` (N,) m, the rest as for
+        spheres (``radii``: the bounding radii); returns their indices."""
+        return self._add_chunk(positions, radii, material_id, velocities, angular_velocities, fixed, kind,
+                               np.asarray(blocks, dtype=np.float64), mass, principal_inertia, orientations,
+                               contact_radius)
+
+    def _add_chunk(self, positions, radii, material_id, velocities, angular_velocities, fixed, kind, blocks, mass,
+                   principal_inertia, orientations, contact_radius) -> np.ndarray:
         n = positions.shape[0]
         chunk = dict(
             position=positions,
@@ -35,20 +59,21 @@ class SphereBuilder:
             angular_velocity=angular_velocities,
             material=np.full(n, material_id, dtype=np.uint16),
             fixed=np.full(n, bool(fixed)),
-            kind=np.full(n, 0 if body is None else body.kind, dtype=np.uint8),
-            orientation=np.tile([1.0, 0.0, 0.0, 0.0], (n, 1)) if body is None else body.orientation[None, :],
-            mass=np.full(n, np.nan if body is None else body.mass),
-            principal_inertia=np.full((n, 3), np.nan) if body is None else body.principal_inertia[None, :],
-            contact_radius=radii.copy() if body is None else np.array([body.contact_radius]),
+            kind=np.full(n, kind, dtype=np.uint8),
+            orientation=orientations,
+            mass=mass,
+            principal_inertia=principal_inertia,
+            contact_radius=contact_radius,
         )
         self._chunks.append(chunk)
-        self._blocks.append(None if body is None else body.block)
+        self._blocks.append(blocks)
         first = self.count
         self.count += n
         return np.arange(first, first + n)
 
     def shape_blocks(self) -> list:
-        """Per chunk: ``None`` (spheres, whose block is their radius) or the one body's shape block."""
+        """Per chunk: ``None`` (spheres, whose block is their radius) or the (N, L) shape blocks of
+        its bodies, one row per body."""
         return list(self._blocks)
 
     def chunk_sizes(self) -> list[int]:

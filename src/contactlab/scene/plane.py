@@ -9,6 +9,15 @@ in-plane vectors points along z, and of an in-plane vector with a z spin lies in
 
 A disk is a solid cylinder of the scene's ``thickness`` t (m) whose axis is z: mass
 ``rho pi r^2 t`` and moment of inertia ``m r^2 / 2`` about its axis, the only axis it turns about.
+
+An ellipse is a solid elliptic cylinder of the same thickness with semi-axes ``(a, b)`` along its
+own x and y axes, turned by the angle ``theta`` (rad, counter-clockwise) about z: mass
+``rho pi a b t`` and moment of inertia ``m (a^2 + b^2) / 4`` about z.  It is the body kind ELLIPSE
+of :mod:`contactlab.geometry.shapes` (its block: ``a, b``), with the orientation quaternion
+``(cos(theta/2), 0, 0, sin(theta/2))``, the bounding radius ``max(a, b)`` for the broad phase and
+the contact radius ``min(a, b)`` (the length the overlap guard refers to, as for an ellipsoid).
+As for a disk, the moment about z stands for all three principal moments: nothing turns about
+another axis in the plane.
 """
 from __future__ import annotations
 
@@ -19,7 +28,8 @@ import numpy as np
 from .._arguments import as_finite, as_float_array, as_vector_array, fmt
 from ..errors import InputError
 
-__all__ = ["as_vec2", "as_vec2_array", "as_spin", "as_spin_array", "in_plane", "disk_mass", "DISK_INERTIA_FACTOR"]
+__all__ = ["as_vec2", "as_vec2_array", "as_spin", "as_spin_array", "as_plane_angles", "as_semi_axes_2d",
+           "in_plane", "disk_mass", "ellipse_properties", "z_quaternions", "DISK_INERTIA_FACTOR"]
 
 #: a disk's moment of inertia about its axis, as a fraction of ``m r^2`` (solid cylinder)
 DISK_INERTIA_FACTOR = 0.5
@@ -48,19 +58,61 @@ def as_spin(name: str, value) -> np.ndarray:
     return np.array([0.0, 0.0, as_finite(name, value)])
 
 
-def as_spin_array(name: str, value, n: int) -> np.ndarray:
-    """Angular velocities about z, (n,) or one float for all, as (n, 3) arrays ``(0, 0, w)``."""
+def as_plane_angles(name: str, value, n: int) -> np.ndarray:
+    """Per-body floats of a 2-D scene (angles in rad, spins in rad/s about z): (n,), or one float
+    for all, as a finite (n,) array."""
     arr = as_float_array(name, value)
     if arr.ndim == 0:
         arr = np.full(n, float(arr))
     if arr.shape != (n,):
-        raise InputError(f"{name} must have shape ({n},) in a 2-D scene (one spin about z per disk), got {arr.shape}")
+        raise InputError(f"{name} must have shape ({n},) in a 2-D scene (one number per body), got {arr.shape}")
     bad = ~np.isfinite(arr)
     if bad.any():
         k = int(np.flatnonzero(bad)[0])
         raise InputError(f"{name}[{k}] must be finite, got {float(arr[k])!r}")
+    return arr.copy()
+
+
+def as_spin_array(name: str, value, n: int) -> np.ndarray:
+    """Angular velocities about z, (n,) or one float for all, as (n, 3) arrays ``(0, 0, w)``."""
     out = np.zeros((n, 3))
-    out[:, 2] = arr
+    out[:, 2] = as_plane_angles(name, value, n)
+    return out
+
+
+def as_semi_axes_2d(name: str, value, n: int | None = None) -> np.ndarray:
+    """Semi-axes ``(a, b)`` (m, > 0) of ellipses: 2 numbers (``n`` None, one ellipse) or an (n, 2)
+    array (one pair broadcast to all), as an (n, 2) float64 array (``n`` None: (1, 2))."""
+    arr = as_float_array(name, value)
+    if n is None:
+        if arr.shape != (2,):
+            raise InputError(f"{name} must be 2 lengths (a, b) in m in a 2-D scene, got shape {arr.shape}: "
+                             f"{fmt(value)}")
+        axes = arr[None, :].astype(np.float64)
+    else:
+        axes = as_vector_array(name, arr, n, 2, " in a 2-D scene")
+    bad = ~(np.isfinite(axes) & (axes > 0.0)).all(axis=1)
+    if bad.any():
+        k = int(np.flatnonzero(bad)[0])
+        where = name if n is None else f"{name}[{k}]"
+        raise InputError(f"{where} must be 2 finite lengths > 0 m (a, b), got {axes[k].tolist()}")
+    return axes
+
+
+def ellipse_properties(density: float, axes: np.ndarray, thickness: float):
+    """Mass (kg, (n,)) and moment of inertia about z (kg m^2, (n,)) of solid elliptic cylinders of
+    semi-axes ``axes`` ((n, 2), m) and ``thickness`` (m): ``rho pi a b t`` and ``m (a^2 + b^2) / 4``."""
+    a, b = axes[:, 0], axes[:, 1]
+    mass = density * math.pi * a * b * thickness
+    return mass, 0.25 * mass * (a * a + b * b)
+
+
+def z_quaternions(angles: np.ndarray) -> np.ndarray:
+    """(n, 4) unit quaternions ``(cos(theta/2), 0, 0, sin(theta/2))`` of rotations by ``angles``
+    ((n,), rad, counter-clockwise) about z."""
+    out = np.zeros((len(angles), 4))
+    out[:, 0] = np.cos(0.5 * angles)
+    out[:, 3] = np.sin(0.5 * angles)
     return out
 
 

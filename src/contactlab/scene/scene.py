@@ -5,7 +5,7 @@ import contextlib
 
 import numpy as np
 
-from .._arguments import as_bool, as_int, as_positive, as_positive_array, as_vec3, checked_api
+from .._arguments import as_bool, as_finite, as_int, as_positive, as_positive_array, as_vec3, checked_api
 from ..errors import InputError
 from ..materials import Material
 from ..frozen_model import Model
@@ -13,7 +13,9 @@ from ..state import State
 from .fill import lattice_in_box
 from .meshes import MeshBuilder
 from .particles import SphereBuilder, check_many_spheres, check_material, check_one_sphere
-from .plane import DISK_INERTIA_FACTOR, as_spin, as_spin_array, as_vec2, as_vec2_array, disk_mass
+from ..geometry.shapes import ELLIPSE, SPHERE
+from .plane import (DISK_INERTIA_FACTOR, as_plane_angles, as_semi_axes_2d, as_spin, as_spin_array, as_vec2,
+                    as_vec2_array, disk_mass, ellipse_properties, z_quaternions)
 from .shapes import Body, as_orientation, box_vertices, ellipsoid_body, polyhedron_body, roll_body
 from .walls import WallBuilder
 
@@ -22,8 +24,8 @@ __all__ = ["Scene"]
 
 @checked_api
 class Scene:
-    """What to simulate: bodies (spheres, ellipsoids, convex polyhedra, convex rolls), plane walls,
-    mesh walls, materials and gravity.
+    """What to simulate: bodies (spheres, ellipsoids, convex polyhedra, convex rolls; in 2-D disks and
+    ellipses), plane walls, mesh walls, materials and gravity.
 
     Build it with the ``add_*`` methods (each validates its input and either adds everything or
     nothing), then pass it to :class:`contactlab.Simulation`.  All quantities are SI.  Bodies of
@@ -36,13 +38,15 @@ class Scene:
         Gravitational acceleration, default ``(0, 0, -9.81)``; in a 2-D scene 2 floats, default
         ``(0, -9.81)``.
     dimension : 3 or 2
-        2 makes a 2-D scene: disks (:meth:`add_disk`, :meth:`add_disks`) and line walls
-        (:meth:`add_wall` with 2-D point and normal) in the x-y plane, each disk turning about z
-        only.  The simulation runs them as the plane z = 0 of the 3-D engine (every law and output
-        works; arrays keep three columns, z components zero): see ``docs/two_d.md``.
+        2 makes a 2-D scene: disks (:meth:`add_disk`, :meth:`add_disks`), ellipses
+        (:meth:`add_ellipse`, :meth:`add_ellipses`) and line walls (:meth:`add_wall` with 2-D
+        point and normal) in the x-y plane, each body turning about z only.  The simulation runs
+        them as the plane z = 0 of the 3-D engine (every law and output works; arrays keep three
+        columns, z components zero): see ``docs/two_d.md``.
     thickness : float, m (> 0)
         In a 2-D scene, the thickness of every disk (a solid cylinder: mass ``rho pi r^2 t``,
-        moment of inertia ``m r^2 / 2``), default 1 m; not taken by a 3-D scene.  The contact laws
+        moment of inertia ``m r^2 / 2``) and ellipse (a solid elliptic cylinder: ``rho pi a b t``,
+        ``m (a^2 + b^2) / 4``), default 1 m; not taken by a 3-D scene.  The contact laws
         act between the bodies as in 3-D, whatever the thickness.
 
     Example
@@ -121,7 +125,7 @@ class Scene:
     def _need_3d(self, method: str) -> None:
         if self.dimension == 2:
             raise InputError(f"{method} adds a 3-D body; a 2-D scene (Scene(dimension=2)) holds disks (add_disk, "
-                             f"add_disks) and line walls (add_wall)")
+                             f"add_disks), ellipses (add_ellipse, add_ellipses) and line walls (add_wall)")
 
     # ------------------------------------------------------------------ disks (2-D scenes)
     def add_disk(self, position, radius, material, *, velocity=(0.0, 0.0), angular_velocity=0.0,
@@ -169,10 +173,66 @@ class Scene:
         mid = self._material_id(material)
         return self._spheres.add(p, r, mid, v, w, fixed)
 
+    def add_ellipse(self, position, semi_axes, material, *, angle=0.0, velocity=(0.0, 0.0), angular_velocity=0.0,
+                    fixed: bool = False) -> int:
+        """Add one ellipse to a 2-D scene and return its index.
+
+        Parameters
+        ----------
+        position : 2 floats, m
+            Centre in the x-y plane.
+        semi_axes : 2 floats, m (> 0)
+            ``(a, b)`` along the ellipse's own x and y axes.
+        material : Material
+            Its density gives the mass ``rho pi a b t`` and the moment of inertia about z
+            ``m (a^2 + b^2) / 4`` (``t``: the scene's ``thickness``; a solid elliptic cylinder).
+        angle : float, rad
+            Counter-clockwise turn of the ellipse's x axis from the global x axis.
+        velocity : 2 floats, m/s
+        angular_velocity : float, rad/s
+            Spin about z, counter-clockwise positive.
+        fixed : bool
+            ``True`` makes a kinematic ellipse (see :meth:`add_sphere`).
+
+        Contacts with ellipses and disks use the common-normal method in the plane (an ellipse with
+        ``a = b = r`` behaves as a disk of radius ``r``), with line walls a closed form; the laws
+        see the radius of curvature at the contact point.  ``sim.orientations[k]`` is
+        ``(cos(theta/2), 0, 0, sin(theta/2))``.
+        """
+        self._need_2d("add_ellipse")
+        return int(self.add_ellipses([as_vec2("position", position)[:2]], as_semi_axes_2d("semi_axes", semi_axes),
+                                     material, angles=as_finite("angle", angle),
+                                     velocities=[as_vec2("velocity", velocity)[:2]],
+                                     angular_velocities=as_finite("angular_velocity", angular_velocity),
+                                     fixed=fixed)[0])
+
+    def add_ellipses(self, positions, semi_axes, material, *, angles=0.0, velocities=None, angular_velocities=None,
+                     fixed: bool = False) -> np.ndarray:
+        """Add N ellipses to a 2-D scene at once; returns their indices as an (N,) int array.
+
+        ``positions`` (N, 2) m; ``semi_axes`` (N, 2) m, ``(a, b)`` per ellipse, or one pair for
+        all; ``angles`` (N,) rad or one angle for all; ``velocities`` (N, 2) m/s or one 2-vector
+        for all; ``angular_velocities`` (N,) rad/s about z or one value for all (default zero).
+        See :meth:`add_ellipse`.
+        """
+        self._need_2d("add_ellipses")
+        p = as_vec2_array("positions", positions)
+        n = p.shape[0]
+        axes = as_semi_axes_2d("semi_axes", semi_axes, n)
+        theta = as_plane_angles("angles", angles, n)
+        v = np.zeros((n, 3)) if velocities is None else as_vec2_array("velocities", velocities, n)
+        w = np.zeros((n, 3)) if angular_velocities is None else as_spin_array("angular_velocities",
+                                                                               angular_velocities, n)
+        fixed = as_bool("fixed", fixed)
+        mass, moment = ellipse_properties(check_material(material).density, axes, self.thickness)
+        mid = self._material_id(material)
+        return self._spheres.add_shapes(p, axes.max(axis=1), mid, v, w, fixed, ELLIPSE, axes, mass,
+                                        np.repeat(moment[:, None], 3, axis=1), z_quaternions(theta), axes.min(axis=1))
+
     def _need_2d(self, method: str) -> None:
         if self.dimension != 2:
             raise InputError(f"{method} needs a 2-D scene: make it with cl.Scene(dimension=2); a 3-D scene holds "
-                             f"spheres (add_sphere, add_spheres)")
+                             f"spheres (add_sphere, add_spheres), ellipsoids (add_ellipsoid) and other 3-D bodies")
 
     # ------------------------------------------------------------------ spheres
     def add_sphere(self, position, radius, material, *, velocity=(0.0, 0.0, 0.0),
@@ -381,17 +441,22 @@ class Scene:
         w = self._walls.arrays()
         n = s["radius"].shape[0]
         if n == 0:
+            if self.dimension == 2:
+                raise InputError("the 2-D scene has no bodies; add some with add_disk, add_disks, add_ellipse or "
+                                 "add_ellipses")
             raise InputError("the scene has no spheres or other bodies; add some with add_sphere, add_spheres, fill_box, "
                              "add_ellipsoid, add_polyhedron, add_box or add_convex_roll")
         dens = np.array([m.density for m in self._materials], dtype=np.float64)
         r = s["radius"]
         kind = s["kind"]
-        sphere = kind == 0
+        sphere = kind == SPHERE
         if self.dimension == 2:
             # disks: solid cylinders of the scene's thickness turning about z only, so the one moment
-            # that matters, m r^2 / 2, stands for all three (the engine's isotropic sphere inertia)
-            mass = disk_mass(dens[s["material"]], r, self.thickness)
-            principal = np.repeat((DISK_INERTIA_FACTOR * mass * r**2)[:, None], 3, axis=1)
+            # that matters, m r^2 / 2, stands for all three (the engine's isotropic sphere inertia);
+            # ellipses brought theirs, m (a^2 + b^2) / 4, the same way
+            mass = np.where(sphere, disk_mass(dens[s["material"]], r, self.thickness), s["mass"])
+            principal = np.where(sphere[:, None], np.repeat((DISK_INERTIA_FACTOR * mass * r**2)[:, None], 3, axis=1),
+                                 s["principal_inertia"])
         else:
             mass = np.where(sphere, dens[s["material"]] * (4.0 / 3.0) * np.pi * r**3, s["mass"])
             principal = np.where(sphere[:, None], (0.4 * mass * r**2)[:, None], s["principal_inertia"])
@@ -406,10 +471,10 @@ class Scene:
                 blocks.append(r[row: row + size])
                 refs[row: row + size] = offset + np.arange(size)
                 offset += size
-            else:
-                blocks.append(block)
-                refs[row] = offset
-                offset += len(block)
+            else:  # one row per body, all of one length
+                blocks.append(block.ravel())
+                refs[row: row + size] = offset + block.shape[1] * np.arange(size)
+                offset += block.size
             row += size
         mb = self._meshes
         tris = np.concatenate(mb.triangles) if mb.count else np.zeros((0, 3, 3))
