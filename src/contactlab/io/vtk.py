@@ -15,6 +15,10 @@ Files written by :class:`VTKReporter` into its directory, for frame ``k``:
 * ``shapes_<k>.vtp``: the surface of every non-spherical body (ellipsoids, polyhedra, convex
   rolls) as triangles in their current position and orientation; cell data ``body`` (index),
   ``kind`` (see :mod:`contactlab.geometry.shapes`), ``velocity`` (m/s of the body's centre).
+  In a 2-D scene it holds every body, disks included: each disk and ellipse is a flat filled
+  polygon of :data:`~contactlab.geometry.shapes.OUTLINE_SIDES` sides in the plane z = 0 (a fan
+  of triangles about its centre), at its size and turned with the body; ParaView shows them as
+  they are (open ``shapes.pvd``, view along z).
 * ``meshes_<k>.vtp``: the triangles of the mesh walls where they are now; cell data ``mesh``,
   ``triangle`` and ``force`` (N, the force of the bodies on each triangle).
 * ``particles.pvd``, ``contacts.pvd``, ``walls.pvd``, ``shapes.pvd``, ``meshes.pvd``: time series
@@ -34,7 +38,7 @@ import numpy as np
 from .._arguments import as_bool, as_path, checked_api
 from ..errors import InputError
 from ..geometry.rotation import rotation_matrix
-from ..geometry.shapes import surface_triangles
+from ..geometry.shapes import SPHERE, ellipse_fan, surface_triangles
 from .atomic import atomic_write_bytes, ensure_writable_folder, remove_stale_temporaries
 from .reporter import Reporter
 
@@ -222,7 +226,7 @@ class VTKReporter(Reporter):
             self._write_walls(sim, k)
         if self.bonds and sim.contact_model.bond_field >= 0:
             self._write_bonds(sim, k)
-        if sim.model.shape_kind.any():
+        if sim.model.shape_kind.any() or sim.model.dimension == 2:
             self._write_shapes(sim, k)
         if sim.model.n_meshes:
             self._write_meshes(sim, k)
@@ -280,8 +284,10 @@ class VTKReporter(Reporter):
     def _write_shapes(self, sim, k):
         m, s = sim.model, sim.state
         if self._surfaces is None:
-            bodies = np.flatnonzero(m.shape_kind != 0)
-            self._surfaces = [(int(b),) + surface_triangles(int(m.shape_kind[b]), m.shape_data, int(m.shape_ref[b]))
+            # 2-D: every body, a disk as the flat polygon of its circle
+            bodies = np.arange(m.n_spheres) if m.dimension == 2 else np.flatnonzero(m.shape_kind != 0)
+            self._surfaces = [(int(b),) + (ellipse_fan(m.radius[b], m.radius[b]) if m.shape_kind[b] == SPHERE else
+                                           surface_triangles(int(m.shape_kind[b]), m.shape_data, int(m.shape_ref[b])))
                               for b in bodies]
         pts, tris, body, kind, vel = [], [], [], [], []
         base = 0
