@@ -5,7 +5,6 @@ import os
 import subprocess
 import sys
 import xml.etree.ElementTree as ET
-from pathlib import Path
 
 import numpy as np
 import pytest
@@ -14,6 +13,7 @@ import contactlab as cl
 from contactlab.io import CheckpointReporter, EnergyCSVReporter, VTKReporter
 from contactlab.io.checkpoint import save_checkpoint
 from contactlab.io.scenefile import load_scene_file
+from helpers.vtp import read_vtp
 
 
 def _small_scene(glass):
@@ -24,26 +24,6 @@ def _small_scene(glass):
                  ((0, L, 0), (0, -1, 0))]:
         scene.add_wall(point=p, normal=n, material=glass)
     return scene
-
-
-def read_vtp(path):
-    """Minimal independent reader of our raw-appended .vtp files: arrays by name (points as 'Points')."""
-    raw = Path(path).read_bytes()
-    head, _, tail = raw.partition(b"<AppendedData encoding=\"raw\">")
-    data = tail[tail.index(b"_") + 1:]
-    root = ET.fromstring(head.decode() + "</VTKFile>")
-    types = {"Float64": "<f8", "Int64": "<i8", "Int32": "<i4", "UInt8": "u1"}
-    out = {}
-    piece = root.find("PolyData/Piece")
-    for section in piece:
-        for arr in section.iter("DataArray"):
-            off = int(arr.get("offset"))
-            size = int(np.frombuffer(data[off:off + 8], "<u8")[0])
-            values = np.frombuffer(data[off + 8:off + 8 + size], types[arr.get("type")])
-            ncomp = int(arr.get("NumberOfComponents"))
-            name = arr.get("Name") if section.tag != "Points" else "Points"
-            out[(section.tag, name)] = values.reshape(-1, ncomp) if ncomp > 1 else values
-    return piece.attrib, out
 
 
 def test_vtk_series(glass, tmp_path):
