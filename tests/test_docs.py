@@ -3,6 +3,7 @@ from __future__ import annotations
 
 import doctest
 import importlib
+import re
 import runpy
 from pathlib import Path
 
@@ -125,3 +126,27 @@ def test_disks_2d_example():
     assert 0.7 < phi < np.pi / (2 * np.sqrt(3))
     assert e["kinetic"] < 1e-4 * e["dissipated"]
     assert abs(e["balance_error"]) < 1e-2 * e["dissipated"]
+
+
+def test_ellipses_2d_example():
+    """The 2-D ellipse example, smaller: the pile comes to rest and closes its energy balance within
+    1 % of the dissipated energy; it stays in the plane."""
+    ns = runpy.run_path(str(ROOT / "examples" / "ellipses_2d.py"))
+    sim, _ = ns["settle_ellipses"](columns=6, rows=5, duration=0.15)
+    e = sim.energy()
+    assert sim.dimension == 2 and np.all(sim.positions[:, 2] == 0.0) and np.all(sim.orientations[:, 1:3] == 0.0)
+    assert e["kinetic"] < 1e-4 * e["dissipated"]
+    assert abs(e["balance_error"]) < 1e-2 * e["dissipated"]
+
+
+@pytest.mark.parametrize("page", ["two_d.md", "shapes.md"])
+def test_python_blocks_of_the_2d_pages_run(page, capsys):
+    """The Python blocks of docs/two_d.md (disks, ellipses) run as written; of docs/shapes.md, the
+    2-D ellipse block (the 3-D block before it reads a mesh file and compiles other kernels)."""
+    blocks = re.findall(r"```python\n(.*?)```", (ROOT / "docs" / page).read_text(), re.S)
+    if page == "shapes.md":
+        blocks = [b for b in blocks if "dimension=2" in b]
+    assert blocks
+    for block in blocks:
+        exec(compile(block, f"docs/{page}", "exec"), {})
+    assert capsys.readouterr().out.count("\n") >= (2 if page == "two_d.md" else 0)
