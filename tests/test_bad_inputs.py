@@ -463,7 +463,7 @@ SCENE_FILE = [
     Case("key given twice", ("friction = 0.5", "friction = 0.5\nfriction = 0.6"), S,
          r"not valid TOML: Cannot overwrite a value \(at line \d+, column \d+\)"),
     Case("misspelt simulation key", ("duration = 0.001", "duration = 0.001\nmax_overlapp = 0.2"), S,
-         r"\[simulation\] unknown key 'max_overlapp' \(did you mean 'max_overlap'\?\); allowed: dt, duration, "),
+         r"\[simulation\] unknown key 'max_overlapp' \(did you mean 'max_overlap'\?\); allowed: dimension, dt, duration, "),
     Case("misspelt material key", ("young = 1e7", "youngs = 1e7"), S,
          r"\[materials\.glass\] unknown key 'youngs' \(did you mean 'young'\?\); allowed: density, poisson, young"),
     Case("material without young", ("young = 1e7\n", ""), S,

@@ -30,7 +30,8 @@ def test_quickstart_example_runs(capsys):
     assert "contacts = " in out and "dissipated" in out
 
 
-@pytest.mark.parametrize("scene", ["column_collapse.toml", "piston_compression.toml", "hopper_pour.toml"])
+@pytest.mark.parametrize("scene", ["column_collapse.toml", "piston_compression.toml", "hopper_pour.toml",
+                                   "ellipses_2d.toml"])
 def test_example_scenes_are_valid(scene):
     from contactlab.io.scenefile import load_scene_file
 

@@ -23,7 +23,8 @@ that does not use the engine's geometry:
   the floor turns down onto its flat side;
 * **energy**: a frictional pile of ellipses of mixed aspect ratios in a box of line walls closes
   its energy balance within 1 % of the dissipated energy and stays exactly planar;
-* checkpoints (bit for bit), sensors, VTK output (the polygons lie on the ellipses), errors.
+* checkpoints (bit for bit), sensors, VTK output (the polygons lie on the ellipses), 2-D scene
+  files (the same run as the Python scene, bit for bit), errors.
 """
 from __future__ import annotations
 
@@ -35,9 +36,10 @@ from scipy.optimize import brentq
 from scipy.spatial import cKDTree
 
 import contactlab as cl
-from contactlab.errors import InputError
+from contactlab.errors import InputError, SceneFileError
 from contactlab.geometry.ellipsoid import STATUS_APART, ellipse_pair_2d
 from contactlab.geometry.shapes import ELLIPSE, OUTLINE_SIDES
+from contactlab.io.scenefile import load_scene_file
 from contactlab.laws.hertz_mindlin import effective_moduli
 from helpers.vtp import read_vtp
 
@@ -482,3 +484,95 @@ def test_a_failed_ellipse_addition_adds_nothing():
     with pytest.raises(InputError):
         scene.add_ellipses([(0.0, 0.0), (1.0, 0.0)], [(R, R), (R, -R)], GLASS)
     assert scene.n_bodies == 0 and scene.materials == ()
+
+
+# ------------------------------------------------------------------------------ scene files
+SCENE_2D = """
+[simulation]
+dimension = 2
+thickness = 2.0e-3
+gravity = [0.0, -9.81]
+dt = 1.0e-5
+
+[materials.glass]
+density = 2500.0
+young = 1.0e7
+poisson = 0.3
+
+[model]
+type = "HertzMindlin"
+restitution = 0.5
+friction = 0.5
+
+[[disk]]
+position = [0.0, 0.0011]
+radius = 1.0e-3
+angular_velocity = 5.0
+material = "glass"
+
+[[disks]]
+positions = [[0.003, 0.0011], [0.006, 0.0011]]
+radii = [1.0e-3, 0.8e-3]
+material = "glass"
+
+[[ellipse]]
+position = [0.0, 0.004]
+semi_axes = [1.5e-3, 0.7e-3]
+angle = 0.3
+velocity = [0.05, 0.0]
+material = "glass"
+
+[[ellipses]]
+positions = [[0.003, 0.004], [0.006, 0.004]]
+semi_axes = [[1.2e-3, 0.6e-3], [1.0e-3, 1.0e-3]]
+angles = [1.0, -0.5]
+angular_velocities = [0.0, -10.0]
+material = "glass"
+
+[[wall]]
+point = [0.0, 0.0]
+normal = [0.0, 1.0]
+material = "glass"
+"""
+
+
+def test_a_two_d_scene_file_runs_as_the_same_scene_built_in_python(tmp_path):
+    """dimension = 2 with [[disk]], [[disks]], [[ellipse]], [[ellipses]] and a line [[wall]]: the same
+    bodies, numbered as documented, and the same run bit for bit as the scene built in Python."""
+    path = tmp_path / "scene.toml"
+    path.write_text(SCENE_2D)
+    from_file = load_scene_file(path).build_simulation()
+    scene = cl.Scene(dimension=2, gravity=(0.0, -9.81), thickness=2e-3)
+    scene.add_disk((0.0, 0.0011), 1e-3, GLASS, angular_velocity=5.0)
+    scene.add_disks([(0.003, 0.0011), (0.006, 0.0011)], [1e-3, 0.8e-3], GLASS)
+    scene.add_ellipse((0.0, 0.004), (1.5e-3, 0.7e-3), GLASS, angle=0.3, velocity=(0.05, 0.0))
+    scene.add_ellipses([(0.003, 0.004), (0.006, 0.004)], [(1.2e-3, 0.6e-3), (1e-3, 1e-3)], GLASS, angles=[1.0, -0.5],
+                       angular_velocities=[0.0, -10.0])
+    scene.add_wall((0.0, 0.0), (0.0, 1.0), GLASS)
+    in_python = cl.Simulation(scene, HERTZ, dt=1e-5)
+    assert from_file.dimension == 2 and from_file.model.thickness == 2e-3
+    np.testing.assert_array_equal(from_file.model.shape_kind, in_python.model.shape_kind)
+    for sim in (from_file, in_python):
+        sim.run(steps=5000)
+    c = from_file.contacts()
+    assert (c["j"] >= 0).sum() >= 2 and (c["wall"] >= 0).sum() >= 3     # bodies on bodies and on the floor
+    for name in ("positions", "velocities", "angular_velocities", "orientations"):
+        np.testing.assert_array_equal(getattr(from_file, name), getattr(in_python, name))
+
+
+@pytest.mark.parametrize("edit, message", [
+    (lambda t: t.replace("[[disk]]", "[[sphere]]"), r"\[sphere #1\] add_sphere adds a 3-D body"),
+    (lambda t: t.split("[[wall]]")[0].replace("dimension = 2\n", "").replace("thickness = 2.0e-3\n", "").replace(
+        "gravity = [0.0, -9.81]", "gravity = [0.0, 0.0, -9.81]"), r"\[disk #1\] add_disk needs a 2-D scene"),
+    (lambda t: t.replace("gravity = [0.0, -9.81]", "gravity = [0.0, 0.0, -9.81]"),
+     r"\[simulation\] gravity must be 2 numbers \(x, y\) in a 2-D scene"),
+    (lambda t: t.replace("semi_axes = [1.5e-3, 0.7e-3]", "semi_axes = [1.5e-3, -0.7e-3]"),
+     r"\[ellipse #1\] semi_axes must be 2 finite lengths > 0 m"),
+    (lambda t: t.replace("angle = 0.3", "angel = 0.3"), r"\[ellipse #1\] unknown key 'angel'"),
+    (lambda t: t.replace("dimension = 2", "dimension = 1"), r"\[simulation\] dimension must satisfy 2 <= dimension"),
+])
+def test_two_d_scene_file_errors_name_the_table(tmp_path, edit, message):
+    path = tmp_path / "scene.toml"
+    path.write_text(edit(SCENE_2D))
+    with pytest.raises(SceneFileError, match=message):
+        load_scene_file(path)

@@ -5,7 +5,8 @@ Every table of the file is one call of the Python API, with the same names:
 =====================  ==========================================================
 TOML                    Python
 =====================  ==========================================================
-``[simulation]``        ``Scene(gravity=...)``, ``Simulation(dt=..., skin=...,
+``[simulation]``        ``Scene(gravity=..., dimension=..., thickness=...)``,
+                        ``Simulation(dt=..., skin=...,
                         max_overlap=..., initial_overlap_tolerance=...,
                         threads=..., local_damping=...)`` and ``sim.run(duration=...)``
 ``[materials.NAME]``    ``Material(density=..., young=..., poisson=..., name=NAME)``
@@ -23,10 +24,20 @@ TOML                    Python
 ``[[polyhedron]]``      ``scene.add_polyhedron(vertices=..., material=NAME, ...)``
 ``[[convex_roll]]``     ``scene.add_convex_roll(position=..., orientation=...,
                         hull_coefficients=..., length=..., material=NAME, ...)``
+``[[disk]]``            ``scene.add_disk(position=..., radius=..., material=NAME, ...)`` (2-D)
+``[[disks]]``           ``scene.add_disks(positions=..., radii=..., material=NAME, ...)`` (2-D)
+``[[ellipse]]``         ``scene.add_ellipse(position=..., semi_axes=..., material=NAME, ...)``
+                        (2-D)
+``[[ellipses]]``        ``scene.add_ellipses(positions=..., semi_axes=..., material=NAME, ...)``
+                        (2-D)
 ``[bonds]``             ``sim.bond(max_gap=...)`` right after the simulation is built
                         (models with bonds: Ice, ParallelBond)
 ``[output]``            reporters: VTK, CSV energy series, checkpoints
 =====================  ==========================================================
+
+A 2-D scene (``dimension = 2`` in ``[simulation]``) takes disks, ellipses and line walls (2-D
+``point``, ``normal``, ``gravity``); the bodies of a file are numbered table kind by table kind in
+the order of this table (all ``[[sphere]]`` first, ...), and within a kind in the file's order.
 
 An unknown table or key, a missing required key, or a bad value raises
 :class:`~contactlab.errors.SceneFileError` naming the file, the table and the key.  The whole file
@@ -53,8 +64,8 @@ from ..simulation import Simulation
 
 __all__ = ["SceneSpec", "load_scene_file", "default_scene_path", "OUTPUT_DEFAULTS"]
 
-_SIMULATION_KEYS = {"gravity", "dt", "duration", "threads", "skin", "max_overlap", "initial_overlap_tolerance",
-                    "local_damping", "shape_contact"}
+_SIMULATION_KEYS = {"gravity", "dimension", "thickness", "dt", "duration", "threads", "skin", "max_overlap",
+                    "initial_overlap_tolerance", "local_damping", "shape_contact"}
 _BOND_KEYS = {"max_gap"}
 _MATERIAL_KEYS = {"density", "young", "poisson"}
 _SPHERE_KEYS = {"position", "radius", "material", "velocity", "angular_velocity", "fixed"}
@@ -75,6 +86,13 @@ _SHAPE_KEYS = {
                    {"vertices", "material"}),
     "convex_roll": ({"position", "orientation", "hull_coefficients", "length", "material", "mass", "inertia"}
                     | _BODY_MOTION, {"position", "orientation", "hull_coefficients", "length", "material"}),
+    # 2-D scenes
+    "disk": ({"position", "radius", "material"} | _BODY_MOTION, {"position", "radius", "material"}),
+    "disks": ({"positions", "radii", "material", "velocities", "angular_velocities", "fixed"},
+              {"positions", "radii", "material"}),
+    "ellipse": ({"position", "semi_axes", "material", "angle"} | _BODY_MOTION, {"position", "semi_axes", "material"}),
+    "ellipses": ({"positions", "semi_axes", "material", "angles", "velocities", "angular_velocities", "fixed"},
+                 {"positions", "semi_axes", "material"}),
 }
 _TOP_KEYS = {"simulation", "materials", "model", "sphere", "spheres", "fill_box", "wall", "bonds", "output",
              *_SHAPE_KEYS}
@@ -178,7 +196,8 @@ def load_scene_file(path) -> SceneSpec:
 
     sim_table = doc.get("simulation", {})
     ctx.check_keys("simulation", sim_table, _SIMULATION_KEYS)
-    scene = ctx.call("simulation", Scene, gravity=sim_table.get("gravity", (0.0, 0.0, -9.81)))
+    scene = ctx.call("simulation", Scene, gravity=sim_table.get("gravity"), dimension=sim_table.get("dimension", 3),
+                     thickness=sim_table.get("thickness"))
 
     materials: dict[str, Material] = {}
     mats = doc.get("materials", {})
@@ -227,7 +246,8 @@ def load_scene_file(path) -> SceneSpec:
         ctx.call(where, scene.add_wall, material=material(where, table), **kwargs)
 
     adders = {"mesh": scene.add_mesh, "ellipsoid": scene.add_ellipsoid, "box": scene.add_box,
-              "polyhedron": scene.add_polyhedron, "convex_roll": scene.add_convex_roll}
+              "polyhedron": scene.add_polyhedron, "convex_roll": scene.add_convex_roll, "disk": scene.add_disk,
+              "disks": scene.add_disks, "ellipse": scene.add_ellipse, "ellipses": scene.add_ellipses}
     for kind, (allowed, required) in _SHAPE_KEYS.items():
         for k, table in enumerate(_as_list(ctx, doc, kind)):
             where = f"{kind} #{k + 1}"
@@ -241,6 +261,9 @@ def load_scene_file(path) -> SceneSpec:
             ctx.call(where, adders[kind], material=material(where, table), **kwargs)
 
     if scene.n_spheres == 0:
+        if scene.dimension == 2:
+            raise SceneFileError(f"{path}: the 2-D scene has no bodies; add [[disk]], [[disks]], [[ellipse]] or "
+                                 f"[[ellipses]] tables")
         raise SceneFileError(f"{path}: the scene has no bodies; add [[sphere]], [[spheres]], [[fill_box]], "
                              f"[[ellipsoid]], [[box]], [[polyhedron]] or [[convex_roll]] tables")
 
