@@ -22,7 +22,8 @@ A step (``dt`` the size tried):
    ``max_disp`` and no closed contact penetrates deeper than ``pen_tol``; otherwise the step is
    repeated at ``0.3 dt`` (at least) and, below ``dt_min``, the run stops with ``TOO_SMALL``;
 5. update: centroids, angles, shapes (``M <- G M G^T``), stresses (``sigma + E eps``, turned with
-   the body), velocities ``v <- 2 D / dt - v`` (dynamic) or 0 (static), point loads' points, the
+   the body), velocities and accelerations by the Newmark rule (Shi's ``v <- 2 D / dt - v`` when ``beta = 1/2,
+   gamma = 1``) or 0 (static), point loads' points, the
    contacts' history.  The next step tries ``min(1.3 dt, dt_max)`` after a step accepted at once.
 
 Contacts: body ``cj`` (always a body) and ``ci`` (a body, or ``-1 - w`` for wall ``w``); the normal
@@ -41,7 +42,7 @@ from contactlab.dda.blocks import add_elastic_block, area_of, elastic_matrix, ma
 from contactlab.dda.contact_geometry import (bounding_radii, candidate_pairs, count_candidates, pair_geometry,
                                              wall_geometry)
 from contactlab.dda.layout import (DONE, LOCKED, LOG_FULL, NOT_FINITE, OPEN, P_CG_TOL, P_DT_MAX, P_DT_MIN,
-                                   P_DYNAMIC, P_FRICTION, P_FRICTION_TOL, P_GX, P_GY, P_MAX_DISP, P_PEN_TOL,
+                                   P_BETA, P_DYNAMIC, P_FRICTION, P_FRICTION_TOL, P_GAMMA, P_GX, P_GY, P_MAX_DISP, P_PEN_TOL,
                                    P_PENALTY, P_PLANE_STRAIN, P_SHEAR, P_THICKNESS, SLIDING, TOO_SMALL)
 from contactlab.dda.pcg import contact_lists, factor_preconditioner, pcg
 
@@ -160,6 +161,7 @@ def _body_system(bodies, loads, params, dt, dynamic):
     """Diagonal blocks ``kd`` (n, 6, 6), right-hand side ``b`` (n, 6) of the bodies' own terms,
     the free mask and the prescribed values of the fixed unknowns (in ``x0``, the start guess)."""
     pos, angle, shp, mass, young, poisson, stress, vel, free, rate = bodies[:10]
+    acc = bodies[10]
     lbody, lrel, lforce = loads
     n = pos.shape[0]
     t = params[P_THICKNESS]
@@ -167,7 +169,8 @@ def _body_system(bodies, loads, params, dt, dynamic):
     kd = np.zeros((n, 6, 6))
     b = np.zeros((n, 6))
     x0 = np.empty((n, 6))
-    inertia = 2.0 / (dt * dt)
+    beta = params[P_BETA]
+    inertia = 1.0 / (beta * dt * dt)
     mv = np.zeros((n, 6, 6))
     for i in range(n):
         mass_block(mass[i], shp[i, 0], shp[i, 1], shp[i, 2], inertia, kd, i)
@@ -179,11 +182,14 @@ def _body_system(bodies, loads, params, dt, dynamic):
         b[i, 4] -= volume * stress[i, 1]
         b[i, 5] -= volume * stress[i, 2]
         if dynamic:
-            mass_block(mass[i], shp[i, 0], shp[i, 1], shp[i, 2], 2.0 / dt, mv, i)
+            # Newmark: a1 = (D - dt v0 - dt^2 (1/2 - beta) a0) / (beta dt^2), so the inertia force
+            # -M a1 puts M / (beta dt^2) on the diagonal and M (dt v0 + dt^2 (1/2 - beta) a0) /
+            # (beta dt^2) on the right-hand side (Shi: beta = 1/2, the a0 term drops out)
+            mass_block(mass[i], shp[i, 0], shp[i, 1], shp[i, 2], inertia, mv, i)
             for r in range(6):
                 s = 0.0
                 for q in range(6):
-                    s += mv[i, r, q] * vel[i, q]
+                    s += mv[i, r, q] * (dt * vel[i, q] + dt * dt * (0.5 - beta) * acc[i, q])
                 b[i, r] += s
         for d in range(6):
             x0[i, d] = vel[i, d] * dt if dynamic else 0.0
@@ -329,18 +335,23 @@ def solve_step(bodies, walls, loads, params, ints, con, dt):
             else:
                 fn[c] = max(-p * g, 0.0)
                 trial = fs0[c] + ks * s
-                if abs(trial) <= mu * fn[c]:
+                if old == SLIDING:
+                    # a sliding contact locks when its plastic slip, the slip beyond the spring's
+                    # share ``(sgn mu F_n - F_s0) / k_s``, turns back: the trial force falls below
+                    # the friction on the side it slides to (a lock then may slide the other way)
+                    slide = trial * sgn[c] > mu * fn[c]
+                else:
+                    slide = abs(trial) > mu * fn[c]
+                if not slide:
                     new = LOCKED
                     fs[c] = trial
                 else:
                     new = SLIDING
-                    sg = 1.0 if trial >= 0.0 else -1.0
-                    if old == SLIDING and sg != sgn[c]:
+                    if old != SLIDING:
+                        sgn[c] = 1.0 if trial >= 0.0 else -1.0
+                    elif abs(fn[c] - fn_used[c]) > params[P_FRICTION_TOL] * max(fn[c], 1e-300):
                         changed += 1
-                    if old == SLIDING and abs(fn[c] - fn_used[c]) > params[P_FRICTION_TOL] * max(fn[c], 1e-300):
-                        changed += 1
-                    sgn[c] = sg
-                    fs[c] = sg * mu * fn[c]
+                    fs[c] = sgn[c] * mu * fn[c]
                 fn_used[c] = fn[c]
             if new != old:
                 changed += 1
@@ -364,6 +375,9 @@ def _max_displacement(x, shp):
 @jit
 def _update_bodies(bodies, loads, params, x, dt):
     pos, angle, shp, mass, young, poisson, stress, vel, free, rate = bodies[:10]
+    acc = bodies[10]
+    beta = params[P_BETA]
+    gamma = params[P_GAMMA]
     lbody, lrel, lforce = loads
     plane_strain = params[P_PLANE_STRAIN] != 0.0
     dynamic = params[P_DYNAMIC] != 0.0
@@ -392,10 +406,14 @@ def _update_bodies(bodies, loads, params, x, dt):
         for d in range(6):
             if free[i, d] == 0.0:
                 vel[i, d] = rate[i, d]
+                acc[i, d] = 0.0
             elif dynamic:
-                vel[i, d] = 2.0 * x[i, d] / dt - vel[i, d]
+                a1 = (x[i, d] - dt * vel[i, d] - dt * dt * (0.5 - beta) * acc[i, d]) / (beta * dt * dt)
+                vel[i, d] += dt * ((1.0 - gamma) * acc[i, d] + gamma * a1)
+                acc[i, d] = a1
             else:
                 vel[i, d] = 0.0
+                acc[i, d] = 0.0
     for k in range(lbody.shape[0]):
         i = lbody[k]
         ax = lrel[k, 0]
@@ -425,7 +443,7 @@ def advance(bodies, walls, loads, params, ints, hist, log, time, t_end, dt, max_
     """Run steps until ``t_end`` (s) or ``max_steps`` steps or the log is full.
 
     ``bodies``: ``(pos (n,2), angle (n,), shp (n,3), mass, young, poisson, stress (n,3), vel (n,6),
-    free (n,6), rate (n,6))``, updated in place; ``walls``: ``(point (w,2), normal (w,2), velocity
+    free (n,6), rate (n,6), acc (n,6))``, updated in place; ``walls``: ``(point (w,2), normal (w,2), velocity
     (w,2))``; ``loads``: ``(body (k,), point relative to the centroid (k,2), force (k,2))``;
     ``hist``: the last step's contacts ``(key, state, shear force, normal force, normal)``;
     ``log`` (rows, N_LOG).  Returns ``(status, steps, time, dt, hist, contacts)`` where
@@ -450,6 +468,7 @@ def advance(bodies, walls, loads, params, ints, hist, log, time, t_end, dt, max_
         ci, cj, key, g0, nrm, pts = con[0], con[1], con[2], con[3], con[4], con[5]
         m = ci.shape[0]
         rejected = 0
+        cuts = np.zeros(4)
         h = min(dt, t_end - time)
         if t_end - time - h < 0.01 * h:
             h = t_end - time
@@ -472,6 +491,14 @@ def advance(bodies, walls, loads, params, ints, hist, log, time, t_end, dt, max_
             if ok and disp <= params[P_MAX_DISP] and pen <= params[P_PEN_TOL]:
                 break
             rejected += 1
+            if not cg_ok:
+                cuts[1] += 1
+            elif not ok:
+                cuts[0] += 1
+            elif disp > params[P_MAX_DISP]:
+                cuts[2] += 1
+            else:
+                cuts[3] += 1
             cut = 0.3
             if ok and disp > params[P_MAX_DISP]:
                 cut = min(0.9 * math.sqrt(params[P_MAX_DISP] / disp), 0.5)
@@ -490,6 +517,10 @@ def advance(bodies, walls, loads, params, ints, hist, log, time, t_end, dt, max_
                 cpt[c, 0] = pos[j, 0] + pts[c, 2]
                 cpt[c, 1] = pos[j, 1] + pts[c, 3]
         _update_bodies(bodies, loads, params, x, h)
+        wpt, wvel = walls[0], walls[2]
+        for w in range(wpt.shape[0]):
+            wpt[w, 0] += wvel[w, 0] * h
+            wpt[w, 1] += wvel[w, 1] * h
         hist = (key.copy(), state.copy(), fs.copy(), fn.copy(), nrm.copy())
         out = (ci, cj, nrm, cpt, gap, fn, fs, state)
         time += h
@@ -503,6 +534,8 @@ def advance(bodies, walls, loads, params, ints, hist, log, time, t_end, dt, max_
         row[6] = pen
         row[7] = disp
         row[8] = rejected
+        for k in range(4):
+            row[9 + k] = cuts[k]
         steps += 1
         if rejected == 0:
             dt = min(params[P_DT_MAX], max(dt, h) * 1.3)

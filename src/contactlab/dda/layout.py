@@ -12,7 +12,8 @@ from __future__ import annotations
 
 __all__ = ["N_DOF", "DOF_NAMES", "U0", "V0", "R0", "EPS_X", "EPS_Y", "GAMMA_XY", "OPEN", "SLIDING", "LOCKED",
            "P_PENALTY", "P_SHEAR", "P_FRICTION", "P_THICKNESS", "P_GX", "P_GY", "P_DT_MAX", "P_MAX_DISP",
-           "P_PEN_TOL", "P_CG_TOL", "P_PLANE_STRAIN", "P_DYNAMIC", "P_DT_MIN", "P_FRICTION_TOL", "N_PARAM",
+           "P_PEN_TOL", "P_CG_TOL", "P_PLANE_STRAIN", "P_DYNAMIC", "P_DT_MIN", "P_FRICTION_TOL", "P_BETA", "P_GAMMA",
+           "N_PARAM",
            "LOG_COLUMNS", "N_LOG", "DONE", "NEED_ROOM", "TOO_SMALL", "LOG_FULL", "NOT_FINITE"]
 
 N_DOF = 6
@@ -37,13 +38,18 @@ P_PLANE_STRAIN = 10  # 1: plane strain, 0: plane stress
 P_DYNAMIC = 11       # 1: velocities carried over (dynamic), 0: reset each step (static analysis)
 P_DT_MIN = 12        # a step cut below this stops the run (s)
 P_FRICTION_TOL = 13  # open-close iteration: relative change of sliding contacts' normal force
-N_PARAM = 14
+P_BETA = 14          # Newmark beta of the time integration (Shi's DDA: 1/2)
+P_GAMMA = 15         # Newmark gamma (Shi's DDA: 1)
+N_PARAM = 16
 
 #: per-step log: time at the end of the step (s), its dt (s), open-close iterations, CG iterations
 #: (all solves of the step), largest relative residual of its last solve, closed contacts, largest
-#: penetration (m), largest displacement (m), steps rejected before it was accepted
+#: penetration (m), largest displacement (m), tries rejected before it was accepted, and of them
+#: those cut because the open-close iteration did not settle, a solve failed, a point moved more
+#: than the largest displacement, a contact penetrated beyond the tolerance
 LOG_COLUMNS = ("time", "dt", "open_close_iterations", "cg_iterations", "residual", "closed_contacts",
-               "max_penetration", "max_displacement", "rejected")
+               "max_penetration", "max_displacement", "rejected", "cut_open_close", "cut_solver",
+               "cut_displacement", "cut_penetration")
 N_LOG = len(LOG_COLUMNS)
 
 # status of the advance kernel

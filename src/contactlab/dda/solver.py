@@ -61,6 +61,13 @@ class DDA:
         True (default): velocities carry over between steps (Shi's time integration: constant
         acceleration within a step, ``v <- 2 D / dt - v``).  False: static analysis, velocities
         reset to zero at every step (each step is a relaxation towards equilibrium).
+    newmark : (beta, gamma)
+        The time integration, of the Newmark family.  The default ``(1/2, 1)`` is Shi's DDA scheme
+        (constant acceleration within the step, ``v <- 2 D / dt - v``): exact in free fall,
+        dissipative at moderate frequencies, but undamped at the highest (spectral radius -> 1
+        as ``omega dt -> inf``), so a body locked between stiff contacts keeps an alternating
+        velocity that does not move it.  ``(0.5625, 1)`` (``beta = (gamma + 1/2)^2 / 4``) damps
+        those modes (spectral radius -> 1/3), also exact in free fall.
     plane : "stress" or "strain"
         The elasticity of the strain unknowns (default plane stress, the bodies being plates of
         the scene's thickness).
@@ -73,8 +80,8 @@ class DDA:
     """
 
     def __init__(self, scene: Scene, *, dt, friction=0.0, penalty=None, shear_penalty=None, max_displacement=None,
-                 penetration_tolerance=None, dynamic=True, plane="stress", cg_tolerance=1e-9, max_open_close=30,
-                 max_cg_iterations=None):
+                 penetration_tolerance=None, dynamic=True, plane="stress", newmark=(0.5, 1.0), cg_tolerance=1e-9,
+                 max_open_close=30, max_cg_iterations=None):
         if not isinstance(scene, Scene):
             raise InputError(f"scene must be a contactlab Scene, got {type(scene).__name__}")
         if scene.dimension != 2:
@@ -121,6 +128,14 @@ class DDA:
             as_positive("penetration_tolerance", penetration_tolerance, "m")
         self.dynamic = as_bool("dynamic", dynamic)
         self.plane = plane
+        try:
+            beta, gamma = (as_finite("newmark beta", newmark[0]), as_finite("newmark gamma", newmark[1]))
+        except (TypeError, IndexError):
+            raise InputError(f"newmark must be two numbers (beta, gamma), got {fmt(newmark)}") from None
+        if len(newmark) != 2 or not (gamma >= 0.5 and 2.0 * beta >= gamma):
+            raise InputError(f"newmark=(beta, gamma) must satisfy 2 beta >= gamma >= 1/2 (unconditionally stable), "
+                             f"got {fmt(newmark)}")
+        self.newmark = (beta, gamma)
         tol = as_positive("cg_tolerance", cg_tolerance)
         if tol >= 1.0:
             raise InputError(f"cg_tolerance must be below 1 (a relative residual), got {tol}")
@@ -142,6 +157,7 @@ class DDA:
         p[L.P_DYNAMIC] = 1.0 if self.dynamic else 0.0
         p[L.P_DT_MIN] = 1e-6 * self._dt
         p[L.P_FRICTION_TOL] = 1e-6
+        p[L.P_BETA], p[L.P_GAMMA] = beta, gamma
         self._ints = np.array([oc, cg], dtype=np.int64)
 
         vel = np.zeros((n, 6))
@@ -153,8 +169,12 @@ class DDA:
         free[fixed] = 0.0
         rate[fixed] = vel[fixed]
         rate[fixed, 3:] = 0.0
+        # the start acceleration of Newmark's rule (it enters unless beta = 1/2, gamma = 1): the
+        # body load's, contact forces at t = 0 not counted
+        acc = np.zeros((n, 6))
+        acc[~fixed, 0], acc[~fixed, 1] = model.gravity[0], model.gravity[1]
         self._bodies = (np.ascontiguousarray(state.positions[:, :2]), angle, shp, model.mass.astype(np.float64).copy(),
-                        young, poisson, np.zeros((n, 3)), vel, free, rate)
+                        young, poisson, np.zeros((n, 3)), vel, free, rate, acc)
         self._walls = (np.ascontiguousarray(state.wall_points[:, :2]), np.ascontiguousarray(model.wall_normal[:, :2]),
                        np.ascontiguousarray(state.wall_velocities[:, :2]))
         self._loads = (np.zeros(0, dtype=np.int64), np.zeros((0, 2)), np.zeros((0, 2)))
@@ -194,6 +214,7 @@ class DDA:
             free[b, cols] = 0.0
             rates[b, cols] = r
             self._bodies[7][b, cols] = r
+            self._bodies[10][b, cols] = 0.0
 
     def add_point_load(self, body, point, force) -> None:
         """A constant force (N, 2 numbers) applied at ``point`` (m, global, at the time of the
@@ -203,6 +224,11 @@ class DDA:
         f = as_vec2("force", force)[:2]
         body, rel, force = self._loads     # the kernels move the points with the bodies in place
         self._loads = (np.append(body, b), np.vstack([rel, pt - self._bodies[0][b]]), np.vstack([force, f]))
+
+    def set_wall_velocity(self, wall, velocity) -> None:
+        """Change the velocity (m/s, 2 numbers) of line wall ``wall`` from the next step on."""
+        w = as_int("wall", wall, low=0, high=self._walls[0].shape[0] - 1)
+        self._walls[2][w] = as_vec2("velocity", velocity)[:2]
 
     def _check_initial_overlaps(self) -> None:
         pos, shp = self._bodies[0], self._bodies[2]
@@ -261,9 +287,9 @@ class DDA:
         return self
 
     def settle(self, speed_tolerance, max_duration, *, check_every=None) -> bool:
-        """Run until every body's centroid speed is below ``speed_tolerance`` (m/s) at the end of a
-        step, or for at most ``max_duration`` (s); returns True if it settled.  (Static analysis:
-        the step's displacement over dt stands for the speed.)"""
+        """Run until :meth:`max_speed` is below ``speed_tolerance`` (m/s), checked every
+        ``check_every`` s (default 10 dt), or for at most ``max_duration`` (s); returns True if it
+        settled."""
         tol = as_positive("speed_tolerance", speed_tolerance, "m/s")
         end = self.time + as_positive("max_duration", max_duration, "s")
         chunk = self._dt * 10 if check_every is None else as_positive("check_every", check_every, "s")
@@ -286,7 +312,8 @@ class DDA:
         cut before the step was accepted)."""
         rows = np.concatenate(self._log_chunks) if self._log_chunks else np.zeros((0, L.N_LOG))
         out = {name: rows[:, k].copy() for k, name in enumerate(L.LOG_COLUMNS)}
-        for name in ("open_close_iterations", "cg_iterations", "closed_contacts", "rejected"):
+        for name in ("open_close_iterations", "cg_iterations", "closed_contacts", "rejected", "cut_open_close",
+                     "cut_solver", "cut_displacement", "cut_penetration"):
             out[name] = out[name].astype(np.int64)
         return out
 
@@ -326,14 +353,14 @@ class DDA:
         return self._bodies[3].copy()
 
     def max_speed(self) -> float:
-        """Largest centroid speed (m/s); in static analysis the last step's displacement / dt."""
-        if self.dynamic:
-            v = self._bodies[7][:, :2]
-            return float(np.sqrt((v ** 2).sum(axis=1)).max())
-        log = self._log_chunks[-1] if self._log_chunks and len(self._log_chunks[-1]) else None
-        if log is None:
+        """Largest displacement of a point in the last step over its ``dt`` (m/s): how fast
+        anything actually moved (the end-of-step velocities of a dynamic run can alternate about
+        zero in a body held by stiff contacts, see ``newmark``); ``inf`` before the first step."""
+        rows = [c for c in self._log_chunks if len(c)]
+        if not rows:
             return math.inf
-        return float(log[-1, L.LOG_COLUMNS.index("max_displacement")] / log[-1, L.LOG_COLUMNS.index("dt")])
+        last = rows[-1][-1]
+        return float(last[L.LOG_COLUMNS.index("max_displacement")] / last[L.LOG_COLUMNS.index("dt")])
 
     def contacts(self) -> dict:
         """Contacts of the last step (closed and open candidates): ``body_i`` (-1 for a wall),

