@@ -11,8 +11,9 @@ A step (``dt`` the size tried):
 2. the bodies' blocks and right-hand sides (:mod:`.blocks`): inertia, elastic, initial stress,
    body load, point loads; fixed unknowns prescribed to ``rate dt``;
 3. open-close iteration: with the contacts' current states, solve ``A D = b`` (:mod:`.pcg`), then
-   recompute every state from ``D``: the gap ``g = g0 + e_n . D`` closes a contact below
-   ``-tol_oc`` and opens it above ``+tol_oc`` (hysteresis ``tol_oc = 1e-3 pen_tol``); a closed
+   recompute every state from ``D``: the gap ``g = g0 + e_n . D`` closes a contact when negative
+   and opens it when positive (no hysteresis: one of ``1e-3 pen_tol`` let closed contacts pull
+   with ~60 times a disk's weight in a heap, the floor then carrying 1.2 times the weight); a closed
    contact carries ``F_n = -p g`` and is locked if the trial shear force ``F_s0 + k_s e_t . D``
    is within ``mu F_n`` (Mohr-Coulomb without cohesion), else sliding with the friction ``mu F_n``
    against the trial force's sign.  Sliding friction uses the normal force of the previous
@@ -68,7 +69,7 @@ def _find(keys, count, key):
 def detect(bodies, walls, margin, hist):
     """Contacts at the start of a step, in key order: ``(ci, cj, key, g0, nrm, en, et, state, fs0,
     fn0)``; the state, shear and normal force come from the history of the same key."""
-    pos, angle, shp = bodies[0], bodies[1], bodies[2]
+    pos, shp = bodies[0], bodies[2]
     wpt, wnrm = walls[0], walls[1]
     hkey, hstate, hfs, hfn, hnrm = hist
     hcount = hkey.shape[0]
@@ -263,7 +264,6 @@ def solve_step(bodies, walls, loads, params, ints, con, dt):
     p = params[P_PENALTY]
     ks = params[P_SHEAR]
     mu = params[P_FRICTION]
-    tol_oc = 1e-3 * params[P_PEN_TOL]
     dynamic = params[P_DYNAMIC] != 0.0
     max_oc = ints[0]
     max_cg = ints[1]
@@ -325,9 +325,9 @@ def solve_step(bodies, walls, loads, params, ints, con, dt):
             gap[c] = g
             old = state[c]
             if old == OPEN:
-                closed = g < -tol_oc
+                closed = g < 0.0
             else:
-                closed = g <= tol_oc
+                closed = g <= 0.0
             if not closed:
                 new = OPEN
                 fn[c] = 0.0
@@ -465,7 +465,7 @@ def advance(bodies, walls, loads, params, ints, hist, log, time, t_end, dt, max_
             status = LOG_FULL
             break
         con = detect(bodies, walls, margin, hist)
-        ci, cj, key, g0, nrm, pts = con[0], con[1], con[2], con[3], con[4], con[5]
+        ci, cj, key, nrm, pts = con[0], con[1], con[2], con[4], con[5]
         m = ci.shape[0]
         rejected = 0
         cuts = np.zeros(4)
