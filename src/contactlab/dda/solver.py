@@ -97,26 +97,21 @@ class DDA:
         self.thickness = float(model.thickness)
         self._dt = as_positive("dt", dt, "s")
         mats = model.materials
-        young = np.array([mats[k].young for k in model.material], dtype=np.float64)
-        poisson = np.array([mats[k].poisson for k in model.material], dtype=np.float64)
+        young = np.array([m.young for m in mats], dtype=np.float64)[model.material]
+        poisson = np.array([m.poisson for m in mats], dtype=np.float64)[model.material]
 
-        # shapes: M = R diag(a^2, b^2) R^T
-        shp = np.zeros((n, 3))
-        angle = np.zeros(n)
+        # shapes M = R diag(a^2, b^2) R^T (a disk: a = b = r, angle 0); angles about z of the
+        # orientations (2 atan2(q_z, q_w), see geometry.rotation.z_angle), exact in a 2-D scene
         q = state.orientations
-        for k in range(n):
-            if kinds[k] == SPHERE:
-                r = model.radius[k]
-                shp[k] = (r * r, r * r, 0.0)
-            else:
-                ref = model.shape_ref[k]
-                a, b = model.shape_data[ref], model.shape_data[ref + 1]
-                th = 2.0 * math.atan2(q[k, 3], q[k, 0])
-                c, s = math.cos(th), math.sin(th)
-                shp[k] = (a * a * c * c + b * b * s * s, a * a * s * s + b * b * c * c, (a * a - b * b) * s * c)
-                angle[k] = th
-        smallest = float(np.sqrt(np.min(0.5 * (shp[:, 0] + shp[:, 1]) - np.sqrt(0.25 * (shp[:, 0] - shp[:, 1]) ** 2
-                                                                              + shp[:, 2] ** 2))))
+        ellipse = kinds == ELLIPSE
+        ref = model.shape_ref
+        a = np.where(ellipse, model.shape_data[np.where(ellipse, ref, 0)], model.radius)
+        b = np.where(ellipse, model.shape_data[np.where(ellipse, ref + 1, 0)], model.radius)
+        angle = np.where(ellipse, 2.0 * np.arctan2(q[:, 3], q[:, 0]), 0.0)
+        c, s = np.cos(angle), np.sin(angle)
+        shp = np.column_stack([a * a * c * c + b * b * s * s, a * a * s * s + b * b * c * c, (a * a - b * b) * s * c])
+        shp[~ellipse, 2] = 0.0
+        smallest = float(np.minimum(a, b).min())
         self.friction = as_nonnegative("friction", friction)
         self.penalty = 50.0 * float(young.max()) * self.thickness if penalty is None else \
             as_positive("penalty", penalty, "N/m")
