@@ -67,8 +67,8 @@ def _find(keys, count, key):
 
 @jit
 def detect(bodies, walls, margin, hist):
-    """Contacts at the start of a step, in key order: ``(ci, cj, key, g0, nrm, en, et, state, fs0,
-    fn0)``; the state, shear and normal force come from the history of the same key."""
+    """Contacts at the start of a step, in key order: ``(ci, cj, key, g0, nrm, pts, en, et, state,
+    fs0, fn0)`` (``pts``: the two support points relative to their centroids); the state, shear and normal force come from the history of the same key."""
     pos, shp = bodies[0], bodies[2]
     wpt, wnrm = walls[0], walls[1]
     hkey, hstate, hfs, hfn, hnrm = hist
@@ -172,7 +172,7 @@ def _body_system(bodies, loads, params, dt, dynamic):
     x0 = np.empty((n, 6))
     beta = params[P_BETA]
     inertia = 1.0 / (beta * dt * dt)
-    mv = np.zeros((n, 6, 6))
+    mv = np.empty((1, 6, 6))     # one body's inertia block, reused
     for i in range(n):
         mass_block(mass[i], shp[i, 0], shp[i, 1], shp[i, 2], inertia, kd, i)
         volume = area_of(shp[i, 0], shp[i, 1], shp[i, 2]) * t
@@ -186,11 +186,12 @@ def _body_system(bodies, loads, params, dt, dynamic):
             # Newmark: a1 = (D - dt v0 - dt^2 (1/2 - beta) a0) / (beta dt^2), so the inertia force
             # -M a1 puts M / (beta dt^2) on the diagonal and M (dt v0 + dt^2 (1/2 - beta) a0) /
             # (beta dt^2) on the right-hand side (Shi: beta = 1/2, the a0 term drops out)
-            mass_block(mass[i], shp[i, 0], shp[i, 1], shp[i, 2], inertia, mv, i)
+            mv[0] = 0.0
+            mass_block(mass[i], shp[i, 0], shp[i, 1], shp[i, 2], inertia, mv, 0)
             for r in range(6):
                 s = 0.0
                 for q in range(6):
-                    s += mv[i, r, q] * (dt * vel[i, q] + dt * dt * (0.5 - beta) * acc[i, q])
+                    s += mv[0, r, q] * (dt * vel[i, q] + dt * dt * (0.5 - beta) * acc[i, q])
                 b[i, r] += s
         for d in range(6):
             x0[i, d] = vel[i, d] * dt if dynamic else 0.0
@@ -222,17 +223,12 @@ def _dot6(e, c, o, x, i):
 @jit
 def _gap_and_shear(c, ci, cj, g0, nrm, en, et, walls, dt, x):
     """Gap (m) and shear displacement (m) of contact ``c`` after the step ``x``."""
-    g = g0[c] + _dot6(en, c, 6, x, cj[c])
-    s = _dot6(et, c, 6, x, cj[c])
+    g, s = _wall_terms(c, ci, nrm, walls, dt)
+    g += g0[c] + _dot6(en, c, 6, x, cj[c])
+    s += _dot6(et, c, 6, x, cj[c])
     if ci[c] >= 0:
         g += _dot6(en, c, 0, x, ci[c])
         s += _dot6(et, c, 0, x, ci[c])
-    else:
-        w = -1 - ci[c]
-        vx = walls[2][w, 0] * dt
-        vy = walls[2][w, 1] * dt
-        g -= nrm[c, 0] * vx + nrm[c, 1] * vy
-        s -= -nrm[c, 1] * vx + nrm[c, 0] * vy
     return g, s
 
 

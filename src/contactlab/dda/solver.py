@@ -184,6 +184,7 @@ class DDA:
     # ------------------------------------------------------------------ set-up
     @property
     def n_bodies(self) -> int:
+        """Number of bodies (disks and ellipses)."""
         return self._bodies[0].shape[0]
 
     def _body(self, body) -> int:
@@ -297,6 +298,7 @@ class DDA:
     # ------------------------------------------------------------------ results
     @property
     def n_steps(self) -> int:
+        """Steps accepted so far."""
         return int(sum(len(c) for c in self._log_chunks))
 
     @property
@@ -345,6 +347,7 @@ class DDA:
 
     @property
     def masses(self) -> np.ndarray:
+        """Masses (n,), kg: ``rho pi a b t`` (a disk: ``a = b = r``)."""
         return self._bodies[3].copy()
 
     def max_speed(self) -> float:
