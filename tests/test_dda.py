@@ -14,7 +14,7 @@ import pytest
 import contactlab as cl
 from contactlab.dda import numpy_twin as reference
 from contactlab.dda.blocks import add_elastic_block, mass_block
-from contactlab.dda.pcg import apply_operator, contact_lists, factor_preconditioner, pcg
+from contactlab.dda.pcg import apply_operator, bicgstab, contact_lists, factor_preconditioner, pcg
 
 G = 9.81
 ROCK = cl.Material(density=2500.0, young=1e7, poisson=0.25)
@@ -57,21 +57,29 @@ def _random_system(seed):
     en, et = rng.normal(size=(m, 12)), rng.normal(size=(m, 12))
     cn = rng.choice([0.0, 50.0], size=m)      # open or closed
     ct = np.where(cn > 0, rng.choice([0.0, 20.0], size=m), 0.0)   # locked or not
-    return n, m, kd, ci, cj, en, et, cn, ct
+    # sliding (closed, not locked): the friction block -sgn mu p e_t e_n^T, mu = 0.4
+    cf = np.where((cn > 0) & (ct == 0), -rng.choice([-1.0, 1.0], size=m) * 0.4 * 50.0, 0.0)
+    return n, m, kd, ci, cj, en, et, cn, ct, cf
 
 
 def test_matrix_free_operator_matches_dense_assembly():
-    n, m, kd, ci, cj, en, et, cn, ct = _random_system(1)
+    n, m, kd, ci, cj, en, et, cn, ct, cf = _random_system(1)
+    assert cf.any()
     start, entry = contact_lists(n, m, ci, cj)
     x = np.random.default_rng(2).normal(size=(n, 6))
     y = np.empty((n, 6))
-    apply_operator(x, y, kd, np.ones((n, 6)), m, ci, cj, en, et, cn, ct, start, entry, np.empty(m), np.empty(m))
-    dense = reference.dense_matrix(kd, ci, cj, en, et, cn, ct)
+    apply_operator(x, y, kd, np.ones((n, 6)), m, ci, cj, en, et, cn, ct, cf, start, entry, np.empty(m), np.empty(m))
+    dense = reference.dense_matrix(kd, ci, cj, en, et, cn, ct, cf)
     np.testing.assert_allclose(y.ravel(), dense @ x.ravel(), rtol=1e-12, atol=1e-12 * np.abs(dense @ x.ravel()).max())
 
 
-def test_block_jacobi_pcg_matches_dense_solve_with_fixed_unknowns():
-    n, m, kd, ci, cj, en, et, cn, ct = _random_system(3)
+@pytest.mark.parametrize("solver", ["pcg", "bicgstab"])
+def test_block_jacobi_krylov_matches_dense_solve_with_fixed_unknowns(solver):
+    """CG on the symmetric system (no sliding contact), BiCGSTAB on the non-symmetric one (sliding
+    contacts' friction blocks), both against numpy.linalg.solve of the dense assembly."""
+    n, m, kd, ci, cj, en, et, cn, ct, cf = _random_system(3)
+    if solver == "pcg":
+        cf = np.zeros(m)
     free = np.ones((n, 6))
     free[2, [0, 2]] = 0.0                      # two prescribed unknowns
     x = np.zeros((n, 6))
@@ -80,9 +88,10 @@ def test_block_jacobi_pcg_matches_dense_solve_with_fixed_unknowns():
     start, entry = contact_lists(n, m, ci, cj)
     chol = np.zeros((n, 6, 6))
     assert factor_preconditioner(kd, free, m, en, et, cn, ct, start, entry, chol) == -1
-    iters, res = pcg(x, b, kd, free, m, ci, cj, en, et, cn, ct, start, entry, chol, 1e-12, 500)
+    solve = pcg if solver == "pcg" else bicgstab
+    iters, res = solve(x, b, kd, free, m, ci, cj, en, et, cn, ct, cf, start, entry, chol, 1e-12, 500)
     assert res <= 1e-12 and 0 < iters <= 6 * n
-    dense = reference.dense_matrix(kd, ci, cj, en, et, cn, ct)
+    dense = reference.dense_matrix(kd, ci, cj, en, et, cn, ct, cf)
     f = free.ravel() > 0
     fixed_values = x.ravel()[~f]
     want = np.linalg.solve(dense[np.ix_(f, f)], b.ravel()[f] - dense[np.ix_(f, ~f)] @ fixed_values)
@@ -231,12 +240,14 @@ def test_circle_given_as_ellipse_runs_as_the_disk():
             else:
                 scene.add_disk((x, y), 0.01, ROCK)
         scene.add_wall((0.0, 0.0), (0.0, 1.0), ROCK)
-        dda = cl.DDA(scene, dt=1e-3, friction=0.4)
+        dda = cl.DDA(scene, dt=1e-3, friction=0.4, cg_tolerance=1e-13)
         dda.run(0.1)
         return dda
     disk, ellipse = pile(False), pile(True)
     # the same to round-off, amplified by the contact solver once the strains make the circles
-    # slightly elliptic (both then go through the common-normal solver): 1e-10 m of 1 cm disks
+    # slightly elliptic (both then go through the common-normal solver): 1e-10 m of 1 cm disks;
+    # the linear solves run to 1e-13 so that their stopping point (BiCGSTAB with sliding contacts
+    # takes a different path through round-off for the two) stays below that
     np.testing.assert_allclose(ellipse.positions, disk.positions, rtol=0, atol=1e-10)
     np.testing.assert_allclose(ellipse.angles - [0.0, 0.3, 0.6], disk.angles, atol=1e-8)
 

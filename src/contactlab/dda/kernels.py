@@ -10,15 +10,19 @@ A step (``dt`` the size tried):
    normal) found by key in the last accepted step's contacts;
 2. the bodies' blocks and right-hand sides (:mod:`.blocks`): inertia, elastic, initial stress,
    body load, point loads; fixed unknowns prescribed to ``rate dt``;
-3. open-close iteration: with the contacts' current states, solve ``A D = b`` (:mod:`.pcg`), then
-   recompute every state from ``D``: the gap ``g = g0 + e_n . D`` closes a contact when negative
-   and opens it when positive (no hysteresis: one of ``1e-3 pen_tol`` let closed contacts pull
-   with ~60 times a disk's weight in a heap, the floor then carrying 1.2 times the weight); a closed
-   contact carries ``F_n = -p g`` and is locked if the trial shear force ``F_s0 + k_s e_t . D``
-   is within ``mu F_n`` (Mohr-Coulomb without cohesion), else sliding with the friction ``mu F_n``
-   against the trial force's sign.  Sliding friction uses the normal force of the previous
-   iteration; the loop ends when no state changes and no sliding contact's normal force moved by
-   more than ``friction_tol`` of itself;
+3. open-close iteration: with the contacts' current states, solve ``A D = b`` (:mod:`.pcg`: CG, or
+   BiCGSTAB when a contact slides), then recompute every state from ``D``: the gap
+   ``g = g0 + e_n . D`` closes a contact when negative and opens it when positive (no
+   hysteresis: one of ``1e-3 pen_tol`` let closed contacts pull with ~60 times a disk's weight in
+   a heap, the floor then carrying 1.2 times the weight); a closed contact carries ``F_n = -p g``
+   and is locked if the trial shear force ``F_s0 + k_s e_t . D`` is within ``mu F_n``
+   (Mohr-Coulomb without cohesion), else sliding with the friction ``mu F_n`` against the trial
+   force's sign.  A sliding contact's friction is implicit in ``F_n`` (the non-symmetric friction
+   block): with the previous iteration's ``F_n`` instead, the iteration diverged in wedged
+   packings (a friction force raising the normal forces that set it, by a factor ~100 per
+   iteration).  The loop ends when no contact changes state, not counting a change that corrects
+   a force below ``force_tol`` times the largest normal force (a contact at the brink of
+   opening, or of slipping, flips back and forth with no effect on the solution);
 4. acceptance: the loop converged, every PCG solve reached its tolerance, no point moved more than
    ``max_disp`` and no closed contact penetrates deeper than ``pen_tol``; otherwise the step is
    repeated at ``0.3 dt`` (at least) and, below ``dt_min``, the run stops with ``TOO_SMALL``;
@@ -43,9 +47,10 @@ from contactlab.dda.blocks import add_elastic_block, area_of, elastic_matrix, ma
 from contactlab.dda.contact_geometry import (bounding_radii, candidate_pairs, count_candidates, pair_geometry,
                                              wall_geometry)
 from contactlab.dda.layout import (DONE, LOCKED, LOG_FULL, NOT_FINITE, OPEN, P_CG_TOL, P_DT_MAX, P_DT_MIN,
-                                   P_BETA, P_DYNAMIC, P_FRICTION, P_FRICTION_TOL, P_GAMMA, P_GX, P_GY, P_MAX_DISP, P_PEN_TOL,
-                                   P_PENALTY, P_PLANE_STRAIN, P_SHEAR, P_THICKNESS, SLIDING, TOO_SMALL)
-from contactlab.dda.pcg import contact_lists, factor_preconditioner, pcg
+                                   P_BETA, P_DYNAMIC, P_FORCE_TOL, P_FRICTION, P_GAMMA, P_GX, P_GY, P_MAX_DISP, P_PEN_TOL,
+                                   P_PENALTY, P_PLANE_STRAIN, P_SHEAR, P_THICKNESS, P_VELOCITY_RATIO, SLIDING,
+                                   TOO_SMALL)
+from contactlab.dda.pcg import bicgstab, contact_lists, factor_preconditioner, pcg
 
 __all__ = ["advance", "detect"]
 
@@ -266,12 +271,12 @@ def solve_step(bodies, walls, loads, params, ints, con, dt):
     kd, bb, x = _body_system(bodies, loads, params, dt, dynamic)
     start, entry = contact_lists(n, m, ci, cj)
     state = state0.copy()
-    fn_used = fn0.copy()
     sgn = np.zeros(m)
     for c in range(m):
         sgn[c] = 1.0 if fs0[c] >= 0.0 else -1.0
     cn = np.zeros(max(m, 1))
     ct = np.zeros(max(m, 1))
+    cf = np.zeros(max(m, 1))
     chol = np.zeros((n, 6, 6))
     b = np.empty((n, 6))
     gap = np.zeros(m)
@@ -287,10 +292,12 @@ def solve_step(bodies, walls, loads, params, ints, con, dt):
         for i in range(n):
             for d in range(6):
                 b[i, d] = bb[i, d]
+        sliding = False
         for c in range(m):
             gw, sw = _wall_terms(c, ci, nrm, walls, dt)
             cn[c] = 0.0
             ct[c] = 0.0
+            cf[c] = 0.0
             if state[c] == OPEN:
                 continue
             cn[c] = p
@@ -299,7 +306,11 @@ def solve_step(bodies, walls, loads, params, ints, con, dt):
                 ct[c] = ks
                 fsh = -(fs0[c] + ks * sw)
             else:
-                fsh = -sgn[c] * mu * fn_used[c]
+                # friction -sgn mu F_n with F_n = -p g implicit in the step's gap: the constant
+                # part here, the part in e_n . D in the matrix (cf, non-symmetric)
+                cf[c] = -sgn[c] * mu * p
+                fsh = -sgn[c] * mu * f
+                sliding = True
             _add_side(b, en, c, 6, cj[c], f)
             _add_side(b, et, c, 6, cj[c], fsh)
             if ci[c] >= 0:
@@ -309,12 +320,23 @@ def solve_step(bodies, walls, loads, params, ints, con, dt):
         if bad >= 0:
             cg_ok = False
             break
-        iters, residual = pcg(x, b, kd, free, m, ci, cj, en, et, cn, ct, start, entry, chol,
-                              params[P_CG_TOL], max_cg)
+        if sliding:
+            iters, residual = bicgstab(x, b, kd, free, m, ci, cj, en, et, cn, ct, cf, start, entry, chol,
+                                       params[P_CG_TOL], max_cg)
+        else:
+            iters, residual = pcg(x, b, kd, free, m, ci, cj, en, et, cn, ct, cf, start, entry, chol,
+                                  params[P_CG_TOL], max_cg)
         cg_total += iters
         if not residual <= params[P_CG_TOL]:
             cg_ok = False
             break
+        # the scale of a significant change: force_tol of the largest normal force of the solve
+        fmax = 0.0
+        for c in range(m):
+            if state[c] != OPEN:
+                g, s = _gap_and_shear(c, ci, cj, g0, nrm, en, et, walls, dt, x)
+                fmax = max(fmax, -p * g)
+        ftol = params[P_FORCE_TOL] * fmax
         changed = 0
         for c in range(m):
             g, s = _gap_and_shear(c, ci, cj, g0, nrm, en, et, walls, dt, x)
@@ -324,6 +346,8 @@ def solve_step(bodies, walls, loads, params, ints, con, dt):
                 closed = g < 0.0
             else:
                 closed = g <= 0.0
+            # a change of state counts when the contact force it corrects is above ftol
+            miss = p * abs(g)
             if not closed:
                 new = OPEN
                 fn[c] = 0.0
@@ -341,15 +365,16 @@ def solve_step(bodies, walls, loads, params, ints, con, dt):
                 if not slide:
                     new = LOCKED
                     fs[c] = trial
+                    if old == SLIDING:
+                        miss = max(miss, mu * fn[c] - trial * sgn[c])
                 else:
                     new = SLIDING
                     if old != SLIDING:
                         sgn[c] = 1.0 if trial >= 0.0 else -1.0
-                    elif abs(fn[c] - fn_used[c]) > params[P_FRICTION_TOL] * max(fn[c], 1e-300):
-                        changed += 1
+                        if old == LOCKED:
+                            miss = max(miss, abs(trial) - mu * fn[c])
                     fs[c] = sgn[c] * mu * fn[c]
-                fn_used[c] = fn[c]
-            if new != old:
+            if new != old and miss > ftol:
                 changed += 1
             state[c] = new
         if changed == 0:
@@ -374,6 +399,7 @@ def _update_bodies(bodies, loads, params, x, dt):
     acc = bodies[10]
     beta = params[P_BETA]
     gamma = params[P_GAMMA]
+    ratio = params[P_VELOCITY_RATIO]
     lbody, lrel, lforce = loads
     plane_strain = params[P_PLANE_STRAIN] != 0.0
     dynamic = params[P_DYNAMIC] != 0.0
@@ -405,7 +431,7 @@ def _update_bodies(bodies, loads, params, x, dt):
                 acc[i, d] = 0.0
             elif dynamic:
                 a1 = (x[i, d] - dt * vel[i, d] - dt * dt * (0.5 - beta) * acc[i, d]) / (beta * dt * dt)
-                vel[i, d] += dt * ((1.0 - gamma) * acc[i, d] + gamma * a1)
+                vel[i, d] = ratio * (vel[i, d] + dt * ((1.0 - gamma) * acc[i, d] + gamma * a1))
                 acc[i, d] = a1
             else:
                 vel[i, d] = 0.0

@@ -12,7 +12,8 @@ from __future__ import annotations
 
 __all__ = ["N_DOF", "DOF_NAMES", "U0", "V0", "R0", "EPS_X", "EPS_Y", "GAMMA_XY", "OPEN", "SLIDING", "LOCKED",
            "P_PENALTY", "P_SHEAR", "P_FRICTION", "P_THICKNESS", "P_GX", "P_GY", "P_DT_MAX", "P_MAX_DISP",
-           "P_PEN_TOL", "P_CG_TOL", "P_PLANE_STRAIN", "P_DYNAMIC", "P_DT_MIN", "P_FRICTION_TOL", "P_BETA", "P_GAMMA",
+           "P_PEN_TOL", "P_CG_TOL", "P_PLANE_STRAIN", "P_DYNAMIC", "P_DT_MIN", "P_FORCE_TOL", "P_BETA", "P_GAMMA",
+           "P_VELOCITY_RATIO",
            "N_PARAM",
            "LOG_COLUMNS", "N_LOG", "DONE", "NEED_ROOM", "TOO_SMALL", "LOG_FULL", "NOT_FINITE"]
 
@@ -37,10 +38,12 @@ P_CG_TOL = 9         # PCG stop: |r| <= tol |b|
 P_PLANE_STRAIN = 10  # 1: plane strain, 0: plane stress
 P_DYNAMIC = 11       # 1: velocities carried over (dynamic), 0: reset each step (static analysis)
 P_DT_MIN = 12        # a step cut below this stops the run (s)
-P_FRICTION_TOL = 13  # open-close iteration: relative change of sliding contacts' normal force
+P_FORCE_TOL = 13     # open-close iteration: a change of state counts when the force it corrects is above
+                     # this fraction of the largest normal force
 P_BETA = 14          # Newmark beta of the time integration (Shi's DDA: 1/2)
 P_GAMMA = 15         # Newmark gamma (Shi's DDA: 1)
-N_PARAM = 16
+P_VELOCITY_RATIO = 16  # Shi's dynamic ratio: the velocities carried into the next step are scaled by it
+N_PARAM = 17
 
 #: per-step log: time at the end of the step (s), its dt (s), open-close iterations, CG iterations
 #: (all solves of the step), largest relative residual of its last solve, closed contacts, largest

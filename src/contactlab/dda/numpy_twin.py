@@ -43,19 +43,25 @@ def elasticity(young: float, poisson: float, plane: str) -> np.ndarray:
     return c * np.array([[1 - poisson, poisson, 0], [poisson, 1 - poisson, 0], [0, 0, (1 - 2 * poisson) / 2]])
 
 
-def dense_matrix(kd: np.ndarray, ci, cj, en, et, cn, ct) -> np.ndarray:
+def dense_matrix(kd: np.ndarray, ci, cj, en, et, cn, ct, cf=None) -> np.ndarray:
     """The global (6n, 6n) matrix: the bodies' 6x6 blocks on the diagonal plus, per contact,
-    ``cn e_n e_n^T + ct e_t e_t^T`` with the 12-vectors spread over the unknowns of ``ci`` (skipped
-    when < 0, a wall) and ``cj``."""
+    ``cn e_n e_n^T + ct e_t e_t^T + cf e_t e_n^T`` (the last, non-symmetric, a sliding contact's
+    friction) with the 12-vectors spread over the unknowns of ``ci`` (skipped when < 0, a wall)
+    and ``cj``."""
     n = kd.shape[0]
     k = np.zeros((6 * n, 6 * n))
     for i in range(n):
         k[6 * i:6 * i + 6, 6 * i:6 * i + 6] = kd[i]
+    cf = np.zeros(len(ci)) if cf is None else cf
+
+    def spread(c, e):
+        v = np.zeros(6 * n)
+        if ci[c] >= 0:
+            v[6 * ci[c]:6 * ci[c] + 6] = e[:6]
+        v[6 * cj[c]:6 * cj[c] + 6] = e[6:]
+        return v
+
     for c in range(len(ci)):
-        for e, coef in ((en[c], cn[c]), (et[c], ct[c])):
-            v = np.zeros(6 * n)
-            if ci[c] >= 0:
-                v[6 * ci[c]:6 * ci[c] + 6] = e[:6]
-            v[6 * cj[c]:6 * cj[c] + 6] = e[6:]
-            k += coef * np.outer(v, v)
+        vn, vt = spread(c, en[c]), spread(c, et[c])
+        k += cn[c] * np.outer(vn, vn) + ct[c] * np.outer(vt, vt) + cf[c] * np.outer(vt, vn)
     return k

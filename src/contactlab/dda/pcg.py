@@ -1,4 +1,4 @@
-"""The matrix-free linear system of a DDA step and its block-Jacobi preconditioned CG solve.
+"""The matrix-free linear system of a DDA step and its block-Jacobi preconditioned Krylov solves.
 
 The global matrix is never assembled.  ``A x`` is computed per body ``i`` as its own 6x6 block
 (inertia, elastic: ``kd[i]``) times ``x[i]`` plus, over its active contacts only, the contact
@@ -8,15 +8,20 @@ stored factored: the normal spring contributes ``cn e_n e_n^T`` and the locked s
 ``ct e_t e_t^T``, where ``e_n = (-T_i(p_i)^T n, T_j(p_j)^T n)`` (12 values) maps the unknowns of
 both bodies to the change of the contact's gap (``e_t`` the same with the tangent), ``cn`` is the
 normal penalty if the contact is closed (else 0) and ``ct`` the shear penalty if it is locked.
-So ``A x`` is two passes: one over contacts (the scalars ``cn e_n . x``, ``ct e_t . x``), one over
+A sliding contact's friction ``-sgn mu F_n`` is implicit in the normal force ``F_n = -p g``, so
+the gap's dependence on the unknowns enters the matrix as the non-symmetric rank-one block
+``cf e_t e_n^T`` with ``cf = -sgn mu p`` (Shi's sliding friction sub-matrix; ``cf = 0`` unless
+sliding).  So ``A x`` is two passes: one over contacts (the scalars ``cn e_n . x``, ``ct e_t . x``), one over
 bodies (a fixed-order sum over each body's contacts): deterministic, no write races.
 
 Fixed unknowns (``free == 0``) are constraints, not penalties: PCG runs on the free unknowns only
 (their residual, preconditioned residual and search direction are zero), with the fixed ones held
 at their prescribed values in ``x``.
 
-Preconditioner: block Jacobi, the exact inverse (Cholesky) of each body's full 6x6 diagonal block,
-contacts included, the fixed unknowns' rows and columns replaced by the identity.
+Preconditioner: block Jacobi, the exact inverse (Cholesky) of each body's 6x6 diagonal block,
+contacts' symmetric springs included (not the friction blocks), the fixed unknowns' rows and
+columns replaced by the identity.  Solvers: conjugate gradients (:func:`pcg`) when the matrix is
+symmetric (no sliding contact), BiCGSTAB (van der Vorst 1992, :func:`bicgstab`) otherwise.
 """
 from __future__ import annotations
 
@@ -26,7 +31,7 @@ import numpy as np
 
 from .._jit import jit
 
-__all__ = ["contact_lists", "apply_operator", "factor_preconditioner", "apply_preconditioner", "pcg"]
+__all__ = ["contact_lists", "apply_operator", "factor_preconditioner", "apply_preconditioner", "pcg", "bicgstab"]
 
 
 @jit
@@ -61,7 +66,7 @@ def _side_dot(e, c, side, x, b):
 
 
 @jit
-def apply_operator(x, y, kd, free, m, ci, cj, en, et, cn, ct, start, entry, an, at):
+def apply_operator(x, y, kd, free, m, ci, cj, en, et, cn, ct, cf, start, entry, an, at):
     """``y = A x`` on the free unknowns (0 on the fixed ones); ``an``/``at`` (m,) scratch."""
     for c in range(m):
         a = _side_dot(en, c, 1, x, cj[c])
@@ -70,7 +75,7 @@ def apply_operator(x, y, kd, free, m, ci, cj, en, et, cn, ct, start, entry, an, 
             a += _side_dot(en, c, 0, x, ci[c])
             t += _side_dot(et, c, 0, x, ci[c])
         an[c] = cn[c] * a
-        at[c] = ct[c] * t
+        at[c] = ct[c] * t + cf[c] * a
     n = x.shape[0]
     for i in range(n):
         for r in range(6):
@@ -154,7 +159,7 @@ def _dot(a, b):
 
 
 @jit
-def pcg(x, b, kd, free, m, ci, cj, en, et, cn, ct, start, entry, chol, tol, max_iter):
+def pcg(x, b, kd, free, m, ci, cj, en, et, cn, ct, cf, start, entry, chol, tol, max_iter):
     """Solve ``A x = b`` on the free unknowns by preconditioned CG from the ``x`` given (whose
     fixed entries hold the prescribed values).  Returns ``(iterations, relative residual)``; the
     solve reached ``|r| <= tol |b|`` if the residual is at most ``tol``."""
@@ -165,7 +170,7 @@ def pcg(x, b, kd, free, m, ci, cj, en, et, cn, ct, start, entry, chol, tol, max_
     q = np.empty((n, 6))
     an = np.empty(max(m, 1))
     at = np.empty(max(m, 1))
-    apply_operator(x, q, kd, free, m, ci, cj, en, et, cn, ct, start, entry, an, at)
+    apply_operator(x, q, kd, free, m, ci, cj, en, et, cn, ct, cf, start, entry, an, at)
     bnorm2 = 0.0
     for i in range(n):
         for d in range(6):
@@ -184,7 +189,7 @@ def pcg(x, b, kd, free, m, ci, cj, en, et, cn, ct, start, entry, chol, tol, max_
     it = 0
     while it < max_iter:
         it += 1
-        apply_operator(p, q, kd, free, m, ci, cj, en, et, cn, ct, start, entry, an, at)
+        apply_operator(p, q, kd, free, m, ci, cj, en, et, cn, ct, cf, start, entry, an, at)
         pq = _dot(p, q)
         if not pq > 0.0:
             break
@@ -203,4 +208,76 @@ def pcg(x, b, kd, free, m, ci, cj, en, et, cn, ct, start, entry, chol, tol, max_
         for i in range(n):
             for d in range(6):
                 p[i, d] = z[i, d] + beta * p[i, d]
+    return it, math.sqrt(rr / bnorm2)
+
+
+@jit
+def bicgstab(x, b, kd, free, m, ci, cj, en, et, cn, ct, cf, start, entry, chol, tol, max_iter):
+    """Solve the non-symmetric ``A x = b`` on the free unknowns by right-preconditioned BiCGSTAB
+    from the ``x`` given; same arguments and returns as :func:`pcg` (an iteration costs two
+    products with ``A``)."""
+    n = x.shape[0]
+    r = np.empty((n, 6))
+    r0 = np.empty((n, 6))
+    p = np.zeros((n, 6))
+    v = np.zeros((n, 6))
+    y = np.empty((n, 6))
+    z = np.empty((n, 6))
+    s = np.empty((n, 6))
+    t = np.empty((n, 6))
+    an = np.empty(max(m, 1))
+    at = np.empty(max(m, 1))
+    apply_operator(x, t, kd, free, m, ci, cj, en, et, cn, ct, cf, start, entry, an, at)
+    bnorm2 = 0.0
+    for i in range(n):
+        for d in range(6):
+            r[i, d] = (b[i, d] - t[i, d]) * free[i, d]
+            r0[i, d] = r[i, d]
+            bnorm2 += (b[i, d] * free[i, d]) ** 2
+    if bnorm2 == 0.0:
+        bnorm2 = 1e-300
+    rr = _dot(r, r)
+    if rr <= tol * tol * bnorm2:
+        return 0, math.sqrt(rr / bnorm2)
+    rho = 1.0
+    alpha = 1.0
+    omega = 1.0
+    it = 0
+    while it < max_iter:
+        it += 1
+        rho_new = _dot(r0, r)
+        if rho_new == 0.0 or omega == 0.0:
+            break
+        beta = (rho_new / rho) * (alpha / omega)
+        rho = rho_new
+        for i in range(n):
+            for d in range(6):
+                p[i, d] = r[i, d] + beta * (p[i, d] - omega * v[i, d])
+        apply_preconditioner(chol, free, p, y)
+        apply_operator(y, v, kd, free, m, ci, cj, en, et, cn, ct, cf, start, entry, an, at)
+        r0v = _dot(r0, v)
+        if r0v == 0.0:
+            break
+        alpha = rho / r0v
+        for i in range(n):
+            for d in range(6):
+                s[i, d] = r[i, d] - alpha * v[i, d]
+                x[i, d] += alpha * y[i, d]
+        rr = _dot(s, s)
+        if rr <= tol * tol * bnorm2 or not math.isfinite(rr):
+            for i in range(n):
+                for d in range(6):
+                    r[i, d] = s[i, d]
+            break
+        apply_preconditioner(chol, free, s, z)
+        apply_operator(z, t, kd, free, m, ci, cj, en, et, cn, ct, cf, start, entry, an, at)
+        tt = _dot(t, t)
+        omega = _dot(t, s) / tt if tt > 0.0 else 0.0
+        for i in range(n):
+            for d in range(6):
+                x[i, d] += omega * z[i, d]
+                r[i, d] = s[i, d] - omega * t[i, d]
+        rr = _dot(r, r)
+        if rr <= tol * tol * bnorm2 or not math.isfinite(rr):
+            break
     return it, math.sqrt(rr / bnorm2)

@@ -61,6 +61,10 @@ class DDA:
         True (default): velocities carry over between steps (Shi's time integration: constant
         acceleration within a step, ``v <- 2 D / dt - v``).  False: static analysis, velocities
         reset to zero at every step (each step is a relaxation towards equilibrium).
+    velocity_ratio : float
+        Shi's dynamic ratio, in [0, 1]: the end-of-step velocities of a dynamic run are scaled by it
+        before the next step (1, the default: fully dynamic, nothing damped; smaller values take
+        kinetic energy out, the DDA counterpart of an explicit code's local damping).
     newmark : (beta, gamma)
         The time integration, of the Newmark family.  The default ``(1/2, 1)`` is Shi's DDA scheme
         (constant acceleration within the step, ``v <- 2 D / dt - v``): exact in free fall,
@@ -75,13 +79,17 @@ class DDA:
         PCG stop: residual norm at most this fraction of the right-hand side's.
     max_open_close : int
         Open-close iterations allowed before the step is cut.
+    force_tolerance : float
+        The open-close iteration has converged when no contact changes state, or when every
+        change left corrects a force below this fraction of the step's largest normal force (a
+        contact at the brink of opening or slipping that would flip back and forth).
     max_cg_iterations : int
         PCG iterations allowed per solve (default ``max(1000, 6 n)``).
     """
 
     def __init__(self, scene: Scene, *, dt, friction=0.0, penalty=None, shear_penalty=None, max_displacement=None,
                  penetration_tolerance=None, dynamic=True, plane="stress", newmark=(0.5, 1.0), cg_tolerance=1e-9,
-                 max_open_close=30, max_cg_iterations=None):
+                 max_open_close=30, max_cg_iterations=None, force_tolerance=1e-4, velocity_ratio=1.0):
         if not isinstance(scene, Scene):
             raise InputError(f"scene must be a contactlab Scene, got {type(scene).__name__}")
         if scene.dimension != 2:
@@ -122,6 +130,9 @@ class DDA:
         self.penetration_tolerance = 0.02 * smallest if penetration_tolerance is None else \
             as_positive("penetration_tolerance", penetration_tolerance, "m")
         self.dynamic = as_bool("dynamic", dynamic)
+        self.velocity_ratio = as_nonnegative("velocity_ratio", velocity_ratio)
+        if self.velocity_ratio > 1.0:
+            raise InputError(f"velocity_ratio must be in [0, 1] (1: fully dynamic), got {velocity_ratio}")
         self.plane = plane
         try:
             beta, gamma = (as_finite("newmark beta", newmark[0]), as_finite("newmark gamma", newmark[1]))
@@ -134,6 +145,9 @@ class DDA:
         tol = as_positive("cg_tolerance", cg_tolerance)
         if tol >= 1.0:
             raise InputError(f"cg_tolerance must be below 1 (a relative residual), got {tol}")
+        force_tol = as_nonnegative("force_tolerance", force_tolerance)
+        if force_tol >= 1.0:
+            raise InputError(f"force_tolerance must be below 1 (a fraction of the largest contact force), got {force_tol}")
         oc = as_int("max_open_close", max_open_close, low=1)
         cg = max(1000, 6 * n) if max_cg_iterations is None else as_int("max_cg_iterations", max_cg_iterations, low=1)
 
@@ -151,8 +165,9 @@ class DDA:
         p[L.P_PLANE_STRAIN] = 1.0 if plane == "strain" else 0.0
         p[L.P_DYNAMIC] = 1.0 if self.dynamic else 0.0
         p[L.P_DT_MIN] = 1e-6 * self._dt
-        p[L.P_FRICTION_TOL] = 1e-6
+        p[L.P_FORCE_TOL] = force_tol
         p[L.P_BETA], p[L.P_GAMMA] = beta, gamma
+        p[L.P_VELOCITY_RATIO] = self.velocity_ratio
         self._ints = np.array([oc, cg], dtype=np.int64)
 
         vel = np.zeros((n, 6))

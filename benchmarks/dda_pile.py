@@ -1,0 +1,136 @@
+"""Particle DDA against the explicit engine on a 2-D settling pile (issue 17).
+
+Run: ``python benchmarks/dda_pile.py --columns 40 --rows 25 --seeds 0 1 2``.
+
+A loose lattice of bidisperse disks (radii 0.8-1.0 x ``radius``, thickness ``radius``) falls into a
+box of three line walls and settles.  The explicit engine runs a linear spring-dashpot law whose
+normal stiffness equals DDA's penalty, with local damping, at its default step; DDA runs at
+``dt_factor`` times the explicit stability limit (default 100).  Both stop when the fastest body
+is slower than ``speed`` (m/s, checked every 10 ms of simulated time).  Reported per code: wall
+time to rest (compiled kernels warm), simulated time, the area fraction of the pile's band from
+``3 radius`` above the floor to 60 % of its height (exact disk-strip intersections), and for DDA
+the steps, Krylov iterations per step and per solve, open-close iterations, the cut steps by cause
+and the peak memory of the process.
+"""
+from __future__ import annotations
+
+import argparse
+import json
+import resource
+import time
+
+import numpy as np
+
+import contactlab as cl
+
+
+def pile_scene(columns: int, rows: int, radius: float, seed: int):
+    """Disks on a loose lattice above a floor between two side walls; returns ``(scene, radii,
+    material, width)``."""
+    rng = np.random.default_rng(seed)
+    stone = cl.Material(density=2500.0, young=1e6, poisson=0.25)
+    scene = cl.Scene(dimension=2, gravity=(0.0, -9.81), thickness=radius)
+    pitch = 2.2 * radius
+    width = columns * pitch
+    x, y = np.meshgrid(np.arange(columns), np.arange(rows))
+    positions = np.column_stack([x.ravel(), y.ravel()]).astype(float) * pitch + 1.1 * radius
+    positions[:, 0] += rng.uniform(-0.05, 0.05, len(positions)) * radius
+    radii = rng.uniform(0.8, 1.0, len(positions)) * radius
+    scene.add_disks(positions, radii, stone)
+    scene.add_wall(point=(0.0, 0.0), normal=(0.0, 1.0), material=stone)
+    scene.add_wall(point=(0.0, 0.0), normal=(1.0, 0.0), material=stone)
+    scene.add_wall(point=(width, 0.0), normal=(-1.0, 0.0), material=stone)
+    return scene, radii, stone, width
+
+
+def disk_area_below(yc, r, h):
+    """Area (m^2) of each disk (centre height ``yc``, radius ``r``) below the height ``h``."""
+    d = np.clip((h - yc) / r, -1.0, 1.0)
+    return r * r * (d * np.sqrt(1.0 - d * d) + np.arcsin(d) + 0.5 * np.pi)
+
+
+def band_fraction(positions, radii, width, radius):
+    """Area fraction of the band ``3 radius <= y <= 0.6 top`` of the pile (exact intersections)."""
+    top = float(np.max(positions[:, 1] + radii))
+    y0, y1 = 3.0 * radius, 0.6 * top
+    area = disk_area_below(positions[:, 1], radii, y1) - disk_area_below(positions[:, 1], radii, y0)
+    return float(area.sum() / (width * (y1 - y0)))
+
+
+def run_explicit(columns, rows, radius, seed, friction, speed, max_time):
+    scene, radii, stone, width = pile_scene(columns, rows, radius, seed)
+    penalty = 50.0 * stone.young * radius
+    law = cl.models.LinearSpringDashpot(stiffness=penalty, restitution=0.3, friction=friction)
+    sim = cl.Simulation(scene, law, local_damping=0.1)
+    sim.run(steps=1)
+    t0 = time.perf_counter()
+    while sim.time < max_time:
+        sim.run(duration=0.01)
+        if np.abs(sim.velocities).max() < speed:
+            break
+    wall = time.perf_counter() - t0
+    return dict(code="explicit", seed=seed, n=len(radii), wall_s=wall, simulated_s=sim.time, dt=sim.dt,
+                fraction=band_fraction(sim.positions[:, :2], radii, width, radius))
+
+
+def stability_limit(columns, rows, radius, seed):
+    scene, radii, stone, _ = pile_scene(columns, rows, radius, seed)
+    law = cl.models.LinearSpringDashpot(stiffness=50.0 * stone.young * radius, restitution=0.3, friction=0.4)
+    sim = cl.Simulation(scene, law)
+    return sim.stability_limit
+
+
+def run_dda(columns, rows, radius, seed, friction, speed, max_time, dt, dynamic, newmark, velocity_ratio):
+    scene, radii, stone, width = pile_scene(columns, rows, radius, seed)
+    dda = cl.DDA(scene, dt=dt, friction=friction, dynamic=dynamic, newmark=newmark,
+                 max_displacement=0.25 * radius, velocity_ratio=velocity_ratio)
+    t0 = time.perf_counter()
+    settled = dda.settle(speed_tolerance=speed, max_duration=max_time, check_every=0.01)
+    wall = time.perf_counter() - t0
+    log = dda.log
+    full = float(np.mean(log["dt"] >= 0.999 * dt))
+    return dict(code="dda", seed=seed, n=len(radii), wall_s=wall, simulated_s=dda.time, settled=settled,
+                dt=dt, steps=dda.n_steps, full_dt_steps=full, cg_per_step=float(log["cg_iterations"].mean()),
+                cg_per_solve=float(log["cg_iterations"].sum() / log["open_close_iterations"].sum()),
+                open_close_mean=float(log["open_close_iterations"].mean()),
+                rejected=int(log["rejected"].sum()), cuts=[int(log[k].sum()) for k in
+                                                        ("cut_open_close", "cut_solver", "cut_displacement",
+                                                         "cut_penetration")],
+                fraction=band_fraction(dda.positions, radii, width, radius),
+                peak_rss_mb=resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024.0)
+
+
+def main():
+    ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    ap.add_argument("--columns", type=int, default=16)
+    ap.add_argument("--rows", type=int, default=10)
+    ap.add_argument("--radius", type=float, default=0.01)
+    ap.add_argument("--seeds", type=int, nargs="+", default=[0])
+    ap.add_argument("--friction", type=float, default=0.4)
+    ap.add_argument("--speed", type=float, default=1e-3)
+    ap.add_argument("--max-time", type=float, default=3.0)
+    ap.add_argument("--dt-factor", type=float, default=100.0)
+    ap.add_argument("--static", action="store_true", help="DDA static analysis (velocities reset every step)")
+    ap.add_argument("--newmark", type=float, nargs=2, default=(0.5, 1.0))
+    ap.add_argument("--velocity-ratio", type=float, default=1.0, help="DDA's dynamic ratio (1: undamped)")
+    ap.add_argument("--codes", nargs="+", default=["explicit", "dda"])
+    ap.add_argument("--json", default=None)
+    args = ap.parse_args()
+    limit = stability_limit(args.columns, args.rows, args.radius, 0)
+    rows = []
+    for seed in args.seeds:
+        for code in args.codes:
+            if code == "explicit":
+                r = run_explicit(args.columns, args.rows, args.radius, seed, args.friction, args.speed, args.max_time)
+            else:
+                r = run_dda(args.columns, args.rows, args.radius, seed, args.friction, args.speed, args.max_time,
+                            args.dt_factor * limit, not args.static, tuple(args.newmark), args.velocity_ratio)
+            rows.append(r)
+            print(json.dumps(r), flush=True)
+    if args.json:
+        with open(args.json, "w") as f:
+            json.dump(rows, f, indent=1)
+
+
+if __name__ == "__main__":
+    main()
