@@ -1,6 +1,7 @@
 """Particle DDA against the explicit engine on a 2-D settling pile (issue 17).
 
-Run: ``python benchmarks/dda_pile.py --columns 40 --rows 25 --seeds 0 1 2``.
+Run: ``python benchmarks/dda_pile.py --columns 40 --rows 25 --seeds 0 1 2`` (the scene is
+``tests/helpers/pile_2d.py``'s, shared with the test of tests/test_dda.py).
 
 A loose lattice of bidisperse disks (radii 0.8-1.0 x ``radius``, thickness ``radius``) falls into a
 box of three line walls and settles.  The explicit engine runs a linear spring-dashpot law whose
@@ -17,50 +18,21 @@ from __future__ import annotations
 import argparse
 import json
 import resource
+import sys
 import time
+from pathlib import Path
 
 import numpy as np
 
 import contactlab as cl
 
-
-def pile_scene(columns: int, rows: int, radius: float, seed: int):
-    """Disks on a loose lattice above a floor between two side walls; returns ``(scene, radii,
-    material, width)``."""
-    rng = np.random.default_rng(seed)
-    stone = cl.Material(density=2500.0, young=1e6, poisson=0.25)
-    scene = cl.Scene(dimension=2, gravity=(0.0, -9.81), thickness=radius)
-    pitch = 2.2 * radius
-    width = columns * pitch
-    x, y = np.meshgrid(np.arange(columns), np.arange(rows))
-    positions = np.column_stack([x.ravel(), y.ravel()]).astype(float) * pitch + 1.1 * radius
-    positions[:, 0] += rng.uniform(-0.05, 0.05, len(positions)) * radius
-    radii = rng.uniform(0.8, 1.0, len(positions)) * radius
-    scene.add_disks(positions, radii, stone)
-    scene.add_wall(point=(0.0, 0.0), normal=(0.0, 1.0), material=stone)
-    scene.add_wall(point=(0.0, 0.0), normal=(1.0, 0.0), material=stone)
-    scene.add_wall(point=(width, 0.0), normal=(-1.0, 0.0), material=stone)
-    return scene, radii, stone, width
-
-
-def disk_area_below(yc, r, h):
-    """Area (m^2) of each disk (centre height ``yc``, radius ``r``) below the height ``h``."""
-    d = np.clip((h - yc) / r, -1.0, 1.0)
-    return r * r * (d * np.sqrt(1.0 - d * d) + np.arcsin(d) + 0.5 * np.pi)
-
-
-def band_fraction(positions, radii, width, radius):
-    """Area fraction of the band ``3 radius <= y <= 0.6 top`` of the pile (exact intersections)."""
-    top = float(np.max(positions[:, 1] + radii))
-    y0, y1 = 3.0 * radius, 0.6 * top
-    area = disk_area_below(positions[:, 1], radii, y1) - disk_area_below(positions[:, 1], radii, y0)
-    return float(area.sum() / (width * (y1 - y0)))
+sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "tests"))
+from helpers.pile_2d import band_fraction, explicit_law, pile_scene  # noqa: E402  (one scene for test and benchmark)
 
 
 def run_explicit(columns, rows, radius, seed, friction, speed, max_time):
     scene, radii, stone, width = pile_scene(columns, rows, radius, seed)
-    penalty = 50.0 * stone.young * radius
-    law = cl.models.LinearSpringDashpot(stiffness=penalty, restitution=0.3, friction=friction)
+    law = explicit_law(stone, radius, friction)
     sim = cl.Simulation(scene, law, local_damping=0.1)
     sim.run(steps=1)
     t0 = time.perf_counter()
@@ -75,8 +47,7 @@ def run_explicit(columns, rows, radius, seed, friction, speed, max_time):
 
 def stability_limit(columns, rows, radius, seed):
     scene, radii, stone, _ = pile_scene(columns, rows, radius, seed)
-    law = cl.models.LinearSpringDashpot(stiffness=50.0 * stone.young * radius, restitution=0.3, friction=0.4)
-    sim = cl.Simulation(scene, law)
+    sim = cl.Simulation(scene, explicit_law(stone, radius, 0.4))
     return sim.stability_limit
 
 

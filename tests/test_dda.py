@@ -14,7 +14,8 @@ import pytest
 import contactlab as cl
 from contactlab.dda import numpy_twin as reference
 from contactlab.dda.blocks import add_elastic_block, mass_block
-from contactlab.dda.pcg import apply_operator, bicgstab, contact_lists, factor_preconditioner, pcg
+from contactlab.dda.pcg import apply_operator, apply_sgs, bicgstab, contact_lists, factor_preconditioner, pcg
+from helpers.pile_2d import band_fraction, explicit_law, pile_scene
 
 G = 9.81
 ROCK = cl.Material(density=2500.0, young=1e7, poisson=0.25)
@@ -71,6 +72,35 @@ def test_matrix_free_operator_matches_dense_assembly():
     apply_operator(x, y, kd, np.ones((n, 6)), m, ci, cj, en, et, cn, ct, cf, start, entry, np.empty(m), np.empty(m))
     dense = reference.dense_matrix(kd, ci, cj, en, et, cn, ct, cf)
     np.testing.assert_allclose(y.ravel(), dense @ x.ravel(), rtol=1e-12, atol=1e-12 * np.abs(dense @ x.ravel()).max())
+
+
+def test_symmetric_gauss_seidel_matches_its_dense_form():
+    """The matrix-free block SGS preconditioner against ``(D + L) D^-1 (D + U)`` assembled densely
+    (D: each body's diagonal block of the symmetric springs, L/U: the contact blocks of the dense
+    assembly below/above it), fixed unknowns held out."""
+    n, m, kd, ci, cj, en, et, cn, ct, cf = _random_system(5)
+    cj = np.where(cj == ci, (cj + 1) % n, cj)       # no body touches itself
+    free = np.ones((n, 6))
+    free[3, 1] = 0.0
+    start, entry = contact_lists(n, m, ci, cj)
+    chol = np.zeros((n, 6, 6))
+    assert factor_preconditioner(kd, free, m, en, et, cn, ct, start, entry, chol) == -1
+    r = np.random.default_rng(6).normal(size=(n, 6)) * free
+    z = np.zeros((n, 6))
+    apply_sgs(chol, free, ci, cj, en, et, cn, ct, cf, start, entry, r, z)
+    a = reference.dense_matrix(kd, ci, cj, en, et, cn, ct, cf)
+    sym = reference.dense_matrix(kd, ci, cj, en, et, cn, ct)
+    d = np.zeros_like(a)
+    for i in range(n):
+        d[6 * i:6 * i + 6, 6 * i:6 * i + 6] = sym[6 * i:6 * i + 6, 6 * i:6 * i + 6]
+    body = np.repeat(np.arange(n), 6)
+    low = np.where(body[:, None] > body[None, :], a, 0.0)
+    up = np.where(body[:, None] < body[None, :], a, 0.0)
+    f = free.ravel() > 0
+    dd, ll, uu = (x[np.ix_(f, f)] for x in (d, low, up))
+    want = np.linalg.solve(dd + uu, dd @ np.linalg.solve(dd + ll, r.ravel()[f]))
+    np.testing.assert_allclose(z.ravel()[f], want, rtol=1e-10, atol=1e-12 * np.abs(want).max())
+    assert not z.ravel()[~f].any()
 
 
 @pytest.mark.parametrize("solver", ["pcg", "bicgstab"])
@@ -268,12 +298,55 @@ def test_log_reports_iterations_and_residuals():
     assert (log["closed_contacts"] == 5).all() and (log["max_penetration"] <= dda.penetration_tolerance).all()
 
 
+def test_velocity_ratio_scales_the_carried_velocity():
+    """Shi's dynamic ratio r in free fall: each step ends with v <- r (v + g dt) (Shi's scheme
+    gains g dt per step), so after N steps v_N = r^N v_0 + r g dt (1 - r^N) / (1 - r)."""
+    r, dt, steps = 0.8, 1e-3, 50
+    dda = cl.DDA(_one_disk((0.0, 1.0), velocity=(0.0, 2.0)), dt=dt, velocity_ratio=r, max_displacement=0.01)
+    dda.run(steps * dt)
+    assert dda.n_steps == steps
+    want = r**steps * 2.0 - r * G * dt * (1.0 - r**steps) / (1.0 - r)
+    assert dda.velocities[0, 1] == pytest.approx(want, rel=1e-12)
+
+
+@pytest.mark.slow
+def test_settling_pile_at_100x_the_explicit_limit_matches_the_explicit_packing():
+    """96 bidisperse disks dropped into a box (tests/helpers/pile_2d.py), three seeds.  Reference:
+    the explicit engine (an independent method) on the same scene, a linear spring-dashpot of
+    DDA's penalty stiffness with local damping 0.1.  DDA runs at 100 times the explicit stability
+    limit with Shi's velocity ratio 0.95 (its counterpart of local damping): it stays stable (no
+    penetration beyond the tolerance, steps at the full size taken), settles, and the mean area
+    fraction of the settled piles matches the explicit engine's within 2 %.  (Single seeds
+    scatter by a few per cent either way in both methods at this size: benchmarks/README.md.)"""
+    radius, friction = 0.01, 0.4
+    explicit, implicit = [], []
+    for seed in (0, 1, 2):
+        scene, radii, stone, width = pile_scene(12, 8, radius, seed)
+        sim = cl.Simulation(scene, explicit_law(stone, radius, friction), local_damping=0.1)
+        limit = sim.stability_limit
+        while sim.time < 3.0 and not (sim.time > 0.1 and np.abs(sim.velocities).max() < 1e-3):
+            sim.run(duration=0.01)
+        assert np.abs(sim.velocities).max() < 1e-3
+        explicit.append(band_fraction(sim.positions[:, :2], radii, width, radius))
+
+        scene, radii, stone, width = pile_scene(12, 8, radius, seed)
+        dda = cl.DDA(scene, dt=100.0 * limit, friction=friction, velocity_ratio=0.95, max_displacement=0.25 * radius)
+        assert dda.settle(speed_tolerance=1e-3, max_duration=3.0, check_every=0.01)
+        log = dda.log
+        assert (log["max_penetration"] <= dda.penetration_tolerance).all()
+        assert (log["dt"] >= 0.999 * 100.0 * limit).sum() >= 10
+        implicit.append(band_fraction(dda.positions, radii, width, radius))
+    assert np.mean(implicit) == pytest.approx(np.mean(explicit), rel=0.02)
+
+
 @pytest.mark.parametrize("make, match", [
     (lambda s: cl.DDA(cl.Scene(), dt=1e-3), "needs a 2-D scene"),
     (lambda s: cl.DDA(s, dt=-1.0), "dt"),
     (lambda s: cl.DDA(s, dt=1e-3, plane="stres"), "did you mean 'stress'"),
     (lambda s: cl.DDA(s, dt=1e-3, newmark=(0.2, 0.5)), "2 beta >= gamma"),
     (lambda s: cl.DDA(s, dt=1e-3, friction=-0.1), "friction"),
+    (lambda s: cl.DDA(s, dt=1e-3, velocity_ratio=1.5), "velocity_ratio must be in"),
+    (lambda s: cl.DDA(s, dt=1e-3, force_tolerance=2.0), "force_tolerance must be below 1"),
     (lambda s: cl.DDA(s, dt=1e-3).fix(0, "rotation"), "did you mean|allowed"),
     (lambda s: cl.DDA(s, dt=1e-3).fix(5, "u0"), "body must satisfy"),
     (lambda s: cl.DDA(s, dt=1e-3).contacts(), "call run"),

@@ -321,8 +321,15 @@ def solve_step(bodies, walls, loads, params, ints, con, dt):
             cg_ok = False
             break
         if sliding:
-            iters, residual = bicgstab(x, b, kd, free, m, ci, cj, en, et, cn, ct, cf, start, entry, chol,
-                                       params[P_CG_TOL], max_cg)
+            # BiCGSTAB can stagnate or break down where CG would not: restarted from where it
+            # stopped (a fresh shadow residual) up to three times within the iteration budget
+            iters = 0
+            for attempt in range(4):
+                k_it, residual = bicgstab(x, b, kd, free, m, ci, cj, en, et, cn, ct, cf, start, entry, chol,
+                                          params[P_CG_TOL], max_cg - iters)
+                iters += k_it
+                if residual <= params[P_CG_TOL] or iters >= max_cg:
+                    break
         else:
             iters, residual = pcg(x, b, kd, free, m, ci, cj, en, et, cn, ct, cf, start, entry, chol,
                                   params[P_CG_TOL], max_cg)

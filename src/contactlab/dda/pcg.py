@@ -31,7 +31,8 @@ import numpy as np
 
 from .._jit import jit
 
-__all__ = ["contact_lists", "apply_operator", "factor_preconditioner", "apply_preconditioner", "pcg", "bicgstab"]
+__all__ = ["contact_lists", "apply_operator", "factor_preconditioner", "apply_preconditioner", "apply_sgs", "pcg",
+           "bicgstab"]
 
 
 @jit
@@ -149,6 +150,76 @@ def apply_preconditioner(chol, free, r, z):
 
 
 @jit
+def _solve_block(chol, i, v, w, out):
+    """``out = D_i^-1 v`` (6,) with the Cholesky factor of body ``i``'s block; ``w`` (6,) scratch."""
+    for a in range(6):
+        s = v[a]
+        for k in range(a):
+            s -= chol[i, a, k] * w[k]
+        w[a] = s / chol[i, a, a]
+    for a in range(5, -1, -1):
+        s = w[a]
+        for k in range(a + 1, 6):
+            s -= chol[i, k, a] * out[k]
+        out[a] = s / chol[i, a, a]
+
+
+@jit
+def _off_diagonal(i, y, ci, cj, en, et, cn, ct, cf, start, entry, lower, acc):
+    """``acc = sum_j A_ij y_j`` (6,) over body ``i``'s contact partners ``j < i`` (``lower``) or
+    ``j > i``: per contact, the partner side's ``e . y`` times the own side's ``e``."""
+    for r in range(6):
+        acc[r] = 0.0
+    for k in range(start[i], start[i + 1]):
+        c = entry[k] >> 1
+        side = entry[k] & 1
+        j = ci[c] if side == 1 else cj[c]
+        if j < 0 or j == i or (j < i) != lower:
+            continue
+        po = 6 * (1 - side)
+        oo = 6 * side
+        a = 0.0
+        t = 0.0
+        for d in range(6):
+            a += en[c, po + d] * y[j, d]
+            t += et[c, po + d] * y[j, d]
+        fa = cn[c] * a
+        ft = ct[c] * t + cf[c] * a
+        for r in range(6):
+            acc[r] += fa * en[c, oo + r] + ft * et[c, oo + r]
+
+
+@jit
+def apply_sgs(chol, free, ci, cj, en, et, cn, ct, cf, start, entry, r, z):
+    """``z = M^-1 r`` with the block symmetric Gauss-Seidel ``M = (D + L) D^-1 (D + U)``: ``D`` the
+    bodies' diagonal blocks as factored by :func:`factor_preconditioner`, ``L``/``U`` the contact
+    blocks coupling a body to its lower/higher-numbered partners, formed from the contacts'
+    factored rank-one blocks (never stored).  A forward sweep ``y_i = D_i^-1 (r_i - sum_{j<i}
+    A_ij y_j)``, then a backward one ``z_i = y_i - D_i^-1 sum_{j>i} A_ij z_j``.  Symmetric positive
+    definite when ``A`` is (no friction block), so it serves CG.  Serial sweeps in body order:
+    deterministic.  0 on the fixed unknowns."""
+    n = r.shape[0]
+    acc = np.empty(6)
+    v = np.empty(6)
+    w = np.empty(6)
+    out = np.empty(6)
+    for i in range(n):
+        _off_diagonal(i, z, ci, cj, en, et, cn, ct, cf, start, entry, True, acc)
+        for d in range(6):
+            v[d] = (r[i, d] - acc[d]) * free[i, d]
+        _solve_block(chol, i, v, w, out)
+        for d in range(6):
+            z[i, d] = out[d] * free[i, d]
+    for i in range(n - 1, -1, -1):
+        _off_diagonal(i, z, ci, cj, en, et, cn, ct, cf, start, entry, False, acc)
+        for d in range(6):
+            v[d] = acc[d] * free[i, d]
+        _solve_block(chol, i, v, w, out)
+        for d in range(6):
+            z[i, d] -= out[d] * free[i, d]
+
+
+@jit
 def _dot(a, b):
     s = 0.0
     n = a.shape[0]
@@ -181,7 +252,7 @@ def pcg(x, b, kd, free, m, ci, cj, en, et, cn, ct, cf, start, entry, chol, tol, 
     rr = _dot(r, r)
     if rr <= tol * tol * bnorm2:
         return 0, math.sqrt(rr / bnorm2)
-    apply_preconditioner(chol, free, r, z)
+    apply_sgs(chol, free, ci, cj, en, et, cn, ct, cf, start, entry, r, z)
     rz = _dot(r, z)
     for i in range(n):
         for d in range(6):
@@ -201,7 +272,7 @@ def pcg(x, b, kd, free, m, ci, cj, en, et, cn, ct, cf, start, entry, chol, tol, 
         rr = _dot(r, r)
         if rr <= tol * tol * bnorm2 or not math.isfinite(rr):
             break
-        apply_preconditioner(chol, free, r, z)
+        apply_sgs(chol, free, ci, cj, en, et, cn, ct, cf, start, entry, r, z)
         rz_new = _dot(r, z)
         beta = rz_new / rz
         rz = rz_new
@@ -253,7 +324,7 @@ def bicgstab(x, b, kd, free, m, ci, cj, en, et, cn, ct, cf, start, entry, chol, 
         for i in range(n):
             for d in range(6):
                 p[i, d] = r[i, d] + beta * (p[i, d] - omega * v[i, d])
-        apply_preconditioner(chol, free, p, y)
+        apply_sgs(chol, free, ci, cj, en, et, cn, ct, cf, start, entry, p, y)
         apply_operator(y, v, kd, free, m, ci, cj, en, et, cn, ct, cf, start, entry, an, at)
         r0v = _dot(r0, v)
         if r0v == 0.0:
@@ -269,7 +340,7 @@ def bicgstab(x, b, kd, free, m, ci, cj, en, et, cn, ct, cf, start, entry, chol, 
                 for d in range(6):
                     r[i, d] = s[i, d]
             break
-        apply_preconditioner(chol, free, s, z)
+        apply_sgs(chol, free, ci, cj, en, et, cn, ct, cf, start, entry, s, z)
         apply_operator(z, t, kd, free, m, ci, cj, en, et, cn, ct, cf, start, entry, an, at)
         tt = _dot(t, t)
         omega = _dot(t, s) / tt if tt > 0.0 else 0.0
