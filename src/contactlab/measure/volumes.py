@@ -237,36 +237,41 @@ def _root(x):
 
 
 @jit
-def _slice_primitive(a, R, z):
+def _slice_primitive(a, R, z, s):
     """Antiderivative in z of ``(R^2 - z^2) asin(a / sqrt(R^2 - z^2)) + a sqrt(R^2 - a^2 - z^2)``
-    (the two terms of one corner plane, ``0 <= a < R``; by parts, then partial fractions)."""
+    (the two terms of one corner plane, ``0 <= a < R``; by parts, then partial fractions), given
+    ``s = sqrt(R^2 - a^2 - z^2)``.  Every angle is taken with ``atan2`` of ``s``
+    (``asin(a / rho) = atan2(a, s)``, ``asin(z / sqrt(R^2 - a^2)) = atan2(z, s)``): at the top of the
+    corner ``s`` is known exactly (the other plane's coordinate), where a square root of a rounded
+    difference would lose half the digits."""
     if a == 0.0:
         return 0.0
     k2 = R * R - a * a
-    k = math.sqrt(k2)
-    s = _root(k2 - z * z)
-    t = _clamped_asin(z / k)
-    rho2 = R * R - z * z
-    u = _clamped_asin(a / math.sqrt(rho2)) if rho2 > 0.0 else 0.5 * math.pi
+    t = math.atan2(z, s)
+    u = math.atan2(a, s)
     big_i = (u * (R * R * z - z ** 3 / 3.0) - (a / 3.0) * (0.5 * k2 * t - 0.5 * z * s - 2.0 * R * R * t)
              - (2.0 * R ** 3 / 3.0) * math.atan2(a * z, R * s))
     return big_i + a * (0.5 * z * s + 0.5 * k2 * t)
 
 
 @jit
-def _octant_primitive(a, b, R, z):
-    """Antiderivative in z of the corner area ``A(a, b, rho(z))`` (module docstring)."""
-    return (0.25 * math.pi * (R * R * z - z ** 3 / 3.0) - 0.5 * _slice_primitive(a, R, z)
-            - 0.5 * _slice_primitive(b, R, z) + a * b * z)
+def _octant_primitive(a, b, R, z, sa, sb):
+    """Antiderivative in z of the corner area ``A(a, b, rho(z))`` (module docstring), given
+    ``sa = sqrt(R^2 - a^2 - z^2)`` and ``sb = sqrt(R^2 - b^2 - z^2)``."""
+    return (0.25 * math.pi * (R * R * z - z ** 3 / 3.0) - 0.5 * _slice_primitive(a, R, z, sa)
+            - 0.5 * _slice_primitive(b, R, z, sb) + a * b * z)
 
 
 @jit
 def _octant(a, b, c, R):
     """Volume of the ball ``|x| < R`` with ``x > a, y > b, z > c``, for ``a, b, c >= 0``."""
-    if a * a + b * b + c * c >= R * R:
+    top2 = R * R - a * a - b * b
+    if top2 <= 0.0 or c * c >= top2:
         return 0.0
-    zm = math.sqrt(R * R - a * a - b * b)
-    return max(0.0, _octant_primitive(a, b, R, zm) - _octant_primitive(a, b, R, c))
+    zm = math.sqrt(top2)
+    upper = _octant_primitive(a, b, R, zm, b, a)      # at z = zm: sqrt(R^2 - a^2 - zm^2) = b
+    lower = _octant_primitive(a, b, R, c, _root(R * R - a * a - c * c), _root(R * R - b * b - c * c))
+    return max(0.0, upper - lower)
 
 
 @jit
