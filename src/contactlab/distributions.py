@@ -179,15 +179,14 @@ class _Tabulated:
         lo, hi = self.edges[k], self.edges[k + 1]
         frac = (u - self.cum[k]) / np.maximum(self.cum[k + 1] - self.cum[k], 1e-300)
         d = lo + np.clip(frac, 0.0, 1.0) * (hi - lo)
-        for _ in range(30):
+        for _ in range(12):       # Newton converges in 2-3 steps from the panel's linear guess
             f = self.cdf(d) - u
+            if np.all(np.abs(f) <= 1e-15):
+                break
             lo = np.where(f <= 0, d, lo)
             hi = np.where(f > 0, d, hi)
-            step = f * self.total / np.maximum(self.density(d), 1e-300)
-            new = d - step
+            new = d - f * self.total / np.maximum(self.density(d), 1e-300)
             d = np.where((new > lo) & (new < hi), new, 0.5 * (lo + hi))
-            if np.all(np.abs(step) <= 1e-15 * self.b):
-                break
         return d
 
 
@@ -211,8 +210,9 @@ class Normal(SizeDistribution):
         self.basis = _basis(basis)
         self._law = stats.truncnorm((self.d_min - self.mean) / self.std, (self.d_max - self.mean) / self.std,
                                     loc=self.mean, scale=self.std)
-        weight = (lambda d: self._law.pdf(d) / d ** 3) if self.basis == "mass" else (lambda d: self._law.pdf(d) * d ** 3)
-        self._other = _Tabulated(weight, self.d_min, self.d_max)
+        power = -3.0 if self.basis == "mass" else 3.0     # the other basis' weight d^power (unnormalised)
+        self._other = _Tabulated(lambda d: np.exp(-0.5 * ((d - self.mean) / self.std) ** 2) * d ** power,
+                                 self.d_min, self.d_max)
 
     def number_cdf(self, d):
         return self._law.cdf(np.asarray(d, dtype=np.float64)) if self.basis == "number" else self._other.cdf(d)
