@@ -32,7 +32,7 @@ from dataclasses import dataclass
 import numpy as np
 from numba import prange
 
-from .._arguments import as_float_array, as_int, checked_call
+from .._arguments import as_bool, as_float_array, as_int, checked_call
 from .._jit import jit, pkernel
 from ..errors import InputError
 from .image_data import write_image_data
@@ -147,6 +147,7 @@ def coarse_grain_of(snap: Snapshot, lower, upper, shape, kernel: SmoothingKernel
     if not isinstance(kernel, SmoothingKernel):
         raise InputError(f"kernel must be cl.measure.Gaussian(width=...) or cl.measure.Lucy(cutoff=...), "
                          f"got {type(kernel).__name__}: {kernel!r:.80}")
+    contacts = as_bool("contacts", contacts)
     dim = snap.dimension
     x, y, z = grid_axes(lower, upper, shape, dim)
     origin = np.array([x[0], y[0], z[0]])
