@@ -120,6 +120,11 @@ def grid_axes(lower, upper, shape, dimension: int) -> tuple[np.ndarray, np.ndarr
         raise InputError(f"shape must be {want} integers (points along each axis), got {shape!r}") from None
     if len(counts) != want:
         raise InputError(f"shape must be {want} integers (points along each axis), got {shape!r}")
+    flat = [k for k in range(want) if counts[k] > 1 and not hi[k] > lo[k]]
+    if flat:
+        k = flat[0]
+        raise InputError(f"the grid has {counts[k]} points along {'xyz'[k]} but lower = upper = {lo[k]!r} m there; "
+                         f"give upper > lower, or 1 point on that axis")
     if np.prod(counts, dtype=np.float64) * _NCOL * 8 > 8e9:
         raise InputError(f"a grid of shape {tuple(counts)} needs more than 8 GB; use fewer points")
     axes = [_axis(lo[k], hi[k], counts[k]) for k in range(want)]
