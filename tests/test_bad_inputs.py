@@ -368,6 +368,24 @@ API = [
     Case("validate misspelt check group",
          lambda e: cl.validate(cl.models.HertzMindlin(**HM), groups=["symetry"]), P,
          r"unknown check group\(s\) 'symetry' \(did you mean 'symmetry'\?\); groups: hysteresis, "),
+    Case("fill beyond random sequential addition",
+         lambda e: e.scene.fill(cl.packing.regions.box((0, 0, 0), (0.01, 0.01, 0.01)),
+                                cl.distributions.Uniform(1e-3, 1.001e-3), GLASS, packing_fraction=0.45, seed=1,
+                                max_attempts=500), P,
+         r"random sequential addition placed \d+ of \d+ particles \(packing fraction 0\.\d+ of the requested 0\.450\)"),
+    Case("fill the whole domain",
+         lambda e: e.scene.fill(cl.measure.domain(), cl.distributions.Uniform(1e-3, 2e-3), GLASS, count=3), P,
+         r"fill needs a bounded region"),
+    Case("measure in a torus",
+         lambda e: cl.measure.stress(e.sim, cl.packing.regions.torus((0, 0, 0), 0.01, 0.002)), P,
+         r"region must be cl\.packing\.regions\.box\(\.\.\.\), sphere\(\.\.\.\) or cylinder\(\.\.\.\) \(regions with an exact volume\)"),
+    Case("stress weighting misspelt", lambda e: cl.measure.stress(e.sim, weighting="centers"), P,
+         r"weighting must be one of 'volume', 'centre', got 'centers' \(did you mean 'centre'\?\)"),
+    Case("sieve curve in percent",
+         lambda e: cl.distributions.Sieve(sizes=[1e-3, 2e-3], passing=[0, 100]), P,
+         r"passing must rise from 0 at the smallest size to 1 at the largest \(fractions, not percent"),
+    Case("normal sizes below zero", lambda e: cl.distributions.Normal(mean=1e-3, std=0.5e-3), P,
+         r"the default lower bound mean - 3 std = -0\.0005 m is not positive; give d_min > 0"),
 ]
 
 
@@ -604,6 +622,22 @@ def _calls(sim):
         (cl.packing.relax_into, dict(region=_BALL, positions=[[0, 0, 0], [1e-3, 0, 0]], radii=R, inside=True,
                                      iterations=5, tolerance=1e-3, separate=True, seed=1)),
     ]
+    box = cl.packing.regions.box((0, 0, 0), (0.01, 0.01, 0.01))
+    calls += [
+        (s.fill, dict(region=box, distribution=cl.distributions.Uniform(1e-3, 2e-3), material=GLASS, count=3, seed=1,
+                      method="random", max_attempts=100, velocity=(0, 0, 0))),
+        (cl.distributions.Uniform, dict(d_min=1e-3, d_max=2e-3, basis="number")),
+        (cl.distributions.Normal, dict(mean=2e-3, std=0.2e-3, d_min=1e-3, d_max=3e-3, basis="mass")),
+        (cl.distributions.LogNormal, dict(median=2e-3, sigma=0.2, d_min=1e-3, d_max=3e-3, basis="number")),
+        (cl.distributions.Sieve, dict(sizes=[1e-3, 2e-3], passing=[0.0, 1.0], basis="mass", interpolation="log")),
+        (cl.measure.Gaussian, dict(width=1e-3, cutoff=3.0)),
+        (cl.measure.Lucy, dict(cutoff=1e-3)),
+        (cl.measure.stress, dict(sim=sim, region=box, weighting="volume", kinetic="full")),
+        (cl.measure.coordination, dict(sim=sim, region=box, weighting="centre", walls=True, min_contacts=2,
+                                       iterative=False)),
+        (cl.measure.coarse_grain, dict(sim=sim, lower=(0, 0, 0), upper=(1e-2, 1e-2, 1e-2), shape=(2, 2, 2),
+                                       kernel=cl.measure.Lucy(cutoff=2e-3), contacts=True)),
+    ]
     for cls in (cl.models.HertzMindlin, cl.models.LinearSpringDashpot, cl.models.SphereSphereContact,
                 cl.models.Luding, cl.models.Ice, cl.models.ConvexRollContact, cl.models.VolumeContact):
         values = {p.name: (p.default if p.default is not None else 0.5) for p in cls.parameters}
@@ -613,7 +647,7 @@ def _calls(sim):
     return calls
 
 
-_NOT_NUMBERS = {"material", "source", "model", "directory", "path", "region"}
+_NOT_NUMBERS = {"material", "source", "model", "directory", "path", "region", "distribution", "sim", "kernel"}
 
 
 def test_every_numeric_argument_refuses_text_nan_and_none(running, tmp_path):

@@ -12,7 +12,7 @@ Quick start::
 
 All quantities are SI (m, kg, s, N, Pa, J).
 """
-from . import io, models, packing
+from . import distributions, io, measure, models, packing
 from ._jit import jit
 from .laws import parts
 from .laws.base import HistoryField, Parameter
@@ -47,6 +47,8 @@ __all__ = [
     "UncachedLawWarning",
     "io",
     "packing",
+    "measure",
+    "distributions",
     "ContactlabError",
     "InputError",
     "SceneFileError",

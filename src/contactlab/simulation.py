@@ -36,6 +36,7 @@ from .io.progress import make_progress
 from .io.sensors import Recorder
 from .laws.base import ContactModel
 from .laws.registry import bonded_model_names
+from .measure.recording import region_sampler
 from .neighbors.exclusions import Exclusions
 from . import observables
 from .references import body_index, body_pair, material_pair, mesh_index, recorder_target, wall_index
@@ -460,7 +461,7 @@ class Simulation:
         self.reporters.append(reporter)
 
     def record(self, *quantities: str, sphere: int | None = None, contact=None, wall: int | None = None,
-               every: int | None = None, interval: float | None = None, csv=None, keep: bool = True):
+               region=None, every: int | None = None, interval: float | None = None, csv=None, keep: bool = True):
         """Record quantities over time (a sensor); returns the attached :class:`~contactlab.io.sensors.Recorder`.
 
         The target:
@@ -474,7 +475,12 @@ class Simulation:
         * ``wall=w`` alone: ``point``, ``velocity``, ``force`` (total force of the spheres on it);
         * nothing: ``kinetic``, ``rotational``, ``gravitational``, ``elastic``, ``dissipated``,
           ``total``, ``boundary_work``, ``balance_error`` (J), ``n_contacts``,
-          ``linear_momentum``, ``angular_momentum``.
+          ``linear_momentum``, ``angular_momentum``;
+        * ``region=``: a box, sphere or cylinder of :mod:`contactlab.packing.regions` or
+          ``cl.measure.domain()``: ``stress``, ``contact_stress``, ``kinetic_stress`` ((3, 3) Pa,
+          compression positive), ``pressure``, ``mean_velocity``, ``packing_fraction``,
+          ``coordination``, ``mechanical_coordination``, ``fabric``, ``bodies``
+          (:data:`contactlab.measure.recording.REGION_QUANTITIES`, see docs/measurements.md).
 
         Every ``every`` steps (default 1) or ``interval`` seconds; ``csv``: also stream to this
         file.  Recording happens at the due steps, after the step, and never changes the run.
@@ -493,7 +499,12 @@ class Simulation:
         >>> bool(rec["overlap"].max() > 0), round(float(-sim.velocities[a, 2] / 0.5), 2)   # rebound at e
         (True, 0.5)
         """
-        target = recorder_target(self.model, sphere=sphere, contact=contact, wall=wall)
+        if region is not None:
+            if sphere is not None or contact is not None or wall is not None:
+                raise InputError("give one target: sphere=, contact= (with wall= for a wall contact), wall= or region=")
+            target = ("region", region, region_sampler(region))
+        else:
+            target = recorder_target(self.model, sphere=sphere, contact=contact, wall=wall)
         rec = Recorder(quantities, target, every=every, interval=interval, csv=csv, keep=keep)
         self.add_reporter(rec)
         return rec

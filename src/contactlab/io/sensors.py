@@ -53,8 +53,9 @@ class Recorder(Reporter):
         What to record; the allowed names depend on the target (see
         :meth:`contactlab.Simulation.record`).
     target : tuple
-        ``("sphere", k)``, ``("wall", w)``, ``("contact", i, j)``, ``("contact_wall", i, w)`` or
-        ``("global",)``.
+        ``("sphere", k)``, ``("wall", w)``, ``("contact", i, j)``, ``("contact_wall", i, w)``,
+        ``("global",)`` or ``("region", region, sample)`` (``sample(sim, quantities)`` returns the
+        values by name: :mod:`contactlab.measure.recording`).
     every, interval : int steps or float s
     csv : path, optional
         Also stream the records to this CSV file (one column per scalar: a vector ``v`` gives
@@ -120,6 +121,8 @@ class Recorder(Reporter):
                     raise InputError(f"record: unknown wall quantity {q!r}{did_you_mean(q, WALL_QUANTITIES)}; "
                                      f"allowed: {', '.join(WALL_QUANTITIES)}")
             return values
+        if kind == "region":   # ("region", region, sample(sim, quantities)): see contactlab.measure.recording
+            return self.target[2](sim, self.quantities)
         if kind in ("contact", "contact_wall"):
             if kind == "contact":
                 data = sim.contact(self.target[1], self.target[2])
@@ -161,7 +164,7 @@ class Recorder(Reporter):
         if self._csv is not None:
             cells = [repr(float(sim.time)), str(sim.step)]
             for q in self.quantities:
-                cells += [repr(float(x)) for x in np.atleast_1d(np.asarray(values[q], dtype=float))]
+                cells += [repr(float(x)) for x in np.atleast_1d(np.asarray(values[q], dtype=float)).ravel()]
             self._csv.write(",".join(cells) + "\n")
 
     def close(self, sim=None) -> None:
@@ -184,7 +187,8 @@ class Recorder(Reporter):
         return np.asarray(self._rows["step"], dtype=np.int64)
 
     def __getitem__(self, name: str) -> np.ndarray:
-        """The records of a quantity: (T,) or (T, 3); also ``"q.x"`` (a component) and ``"|q|"`` (the norm)."""
+        """The records of a quantity: (T,), (T, 3) or (T, 3, 3); also ``"q.x"`` (a component), ``"q.zz"``
+        (a tensor's component) and ``"|q|"`` (the norm)."""
         if name == "time":
             return self.time
         if name == "step":
@@ -195,6 +199,8 @@ class Recorder(Reporter):
         base, _, comp = name.rpartition(".")
         if base and comp in _COMPONENTS and base in self._rows:
             return self[base][:, _COMPONENTS[comp]]
+        if base and len(comp) == 2 and set(comp) <= set("xyz") and base in self._rows:   # a tensor's "zz"
+            return self[base][:, _COMPONENTS[comp[0]], _COMPONENTS[comp[1]]]
         if name not in self._rows:
             raise KeyError(f"{name!r} is not recorded; recorded: {', '.join(self.quantities)} (and time, step)")
         return np.asarray(self._rows[name], dtype=float)
@@ -210,8 +216,8 @@ class Recorder(Reporter):
         cols, names = [self.time[:, None], self.steps[:, None].astype(float)], ["time", "step"]
         for q in self.quantities:
             v = self[q]
-            cols.append(v[:, None] if v.ndim == 1 else v)
-            names += _columns(q, 0 if v.ndim == 1 else v.shape[1])
+            cols.append(v[:, None] if v.ndim == 1 else v.reshape(len(v), -1))
+            names += _columns(q, 0 if v.ndim == 1 else int(np.prod(v.shape[1:])))
         table = np.hstack(cols) if len(self) else np.zeros((0, len(names)))
         with open(path, "w", encoding="utf-8") as f:
             f.write(",".join(names) + "\n")
@@ -237,5 +243,6 @@ def _columns(name: str, size: int) -> list[str]:
     """CSV column names of a quantity: the name for a scalar (``size`` 0), else one per component."""
     if not size:
         return [name]
-    suffixes = {3: "xyz", 4: "wxyz"}.get(size, [str(c) for c in range(size)])
+    suffixes = {3: "xyz", 4: "wxyz", 9: ["xx", "xy", "xz", "yx", "yy", "yz", "zx", "zy", "zz"]}.get(
+        size, [str(c) for c in range(size)])
     return [f"{name}_{c}" for c in suffixes]

@@ -13,6 +13,7 @@ from ..state import State
 from .fill import lattice_in_box
 from .meshes import MeshBuilder
 from .particles import SphereBuilder, check_many_spheres, check_material, check_one_sphere
+from .random_packing import random_packing
 from ..geometry.shapes import ELLIPSE, SPHERE
 from .plane import (DISK_INERTIA_FACTOR, as_plane_angles, as_semi_axes_2d, as_spin, as_spin_array, as_vec2,
                     as_vec2_array, disk_mass, ellipse_properties, z_quaternions)
@@ -282,6 +283,44 @@ class Scene:
                                     jitter=jitter, seed=seed, max_count=max_count)
         v = as_vec3("velocity", velocity)
         return self.add_spheres(pos, radii, material, velocities=np.broadcast_to(v, pos.shape))
+
+    def fill(self, region, distribution, material, *, packing_fraction=None, count=None, seed=0,
+             method: str = "random", max_attempts: int = 10_000, velocity=None) -> np.ndarray:
+        """Fill a region with spheres (disks in a 2-D scene) whose sizes follow a distribution;
+        returns their indices.
+
+        Parameters
+        ----------
+        region : box, sphere or cylinder of :mod:`contactlab.packing.regions`
+            In a 2-D scene its section by the plane z = 0.
+        distribution : :class:`~contactlab.distributions.SizeDistribution`
+            Diameters, e.g. ``cl.distributions.LogNormal(median=2e-3, sigma=0.3)``.
+        material : Material
+        packing_fraction : float, or count : int
+            The solid volume over the region's volume (area fraction in 2-D), or the number of
+            particles; give one.
+        seed : int
+            Every random draw comes from it: the same seed gives the same spheres.
+        method : ``"random"`` or ``"relax"``
+            Random sequential addition (no overlap; jams near 0.30-0.38 in 3-D, 0.45-0.55 in 2-D) or
+            level-set relaxation (3-D, up to about 0.55, overlaps below 1e-3 of the smaller radius);
+            see :mod:`contactlab.scene.random_packing`.  A fraction it cannot reach raises an
+            InputError and adds nothing.
+        max_attempts : int
+            Positions tried per sphere by random sequential addition (default 10000).
+        velocity : 3 floats (2 in 2-D), m/s
+            Every particle's velocity (default zero).
+        """
+        check_material(material)
+        v = None if velocity is None else (as_vec2("velocity", velocity) if self.dimension == 2 else
+                                           as_vec3("velocity", velocity))
+        pos, radii = random_packing(region, distribution, dimension=self.dimension, thickness=self.thickness,
+                                    packing_fraction=packing_fraction, count=count, seed=seed, method=method,
+                                    max_attempts=max_attempts)
+        vel = None if v is None else np.broadcast_to(v[: self.dimension], (len(radii), self.dimension))
+        if self.dimension == 2:
+            return self.add_disks(pos[:, :2], radii, material, velocities=vel)
+        return self.add_spheres(pos, radii, material, velocities=vel)
 
     # ------------------------------------------------------------------ other shapes
     def _add_body(self, body: Body, material, velocity, angular_velocity, fixed) -> int:
