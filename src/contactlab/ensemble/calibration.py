@@ -268,7 +268,8 @@ def calibrate(make_simulation: Callable, measure, targets: dict, parameters: dic
                                     options={"xatol": tolerance, "fatol": math.inf, "maxfev": max_evaluations})
             best_u, success, message = np.atleast_1d(res.x), bool(res.success), str(res.message)
         else:
-            generations = max(max_evaluations // (popsize * len(names)) - 1, 1)
+            population = max(5, popsize * len(names))   # SciPy's population: popsize x N, at least 5
+            generations = max(max_evaluations // population - 1, 1)
             res = optimize.differential_evolution(
                 lambda u: f.one(u), [(0.0, 1.0)] * len(names), workers=f.map, updating="deferred",
                 popsize=popsize, maxiter=generations, tol=tolerance, atol=0.0, polish=False, seed=seed,
