@@ -119,6 +119,30 @@ def test_process_pool_is_bit_identical_and_compiles_nothing(serial_table):
     assert t.attrs["slots"] == 2 and t.attrs["executor"] == "local processes (2)"
 
 
+class _SiteJob:
+    """A job of a site's own executor (as submitit's): done() and result(), not a standard future."""
+
+    def __init__(self, value):
+        self._value = value
+
+    def done(self):
+        return True
+
+    def result(self):
+        return self._value
+
+
+class _SiteExecutor:
+    def submit(self, fn, *args):
+        return _SiteJob(fn(*args))
+
+
+def test_an_executor_with_its_own_futures_is_polled(serial_table):
+    t = cl.ensemble.run(em.impact, {"restitution": E[:3]}, em.rebound_velocity, executor=_SiteExecutor(), **RUN)
+    assert t.attrs["executor"] == "_SiteExecutor" and (t.status == "ok").all()
+    np.testing.assert_array_equal(t.rebound_velocity.to_numpy(), serial_table.rebound_velocity[:3].to_numpy())
+
+
 def test_each_member_runs_on_its_threads():
     """threads_per_member is Numba's thread count inside each member, restored afterwards (in the
     workers: test_process_pool_is_bit_identical_and_compiles_nothing)."""

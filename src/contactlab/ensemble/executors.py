@@ -11,7 +11,9 @@ or on any ``concurrent.futures.Executor``.
 a ``distributed.Client``           on the Dask cluster it is connected to, through
                                    ``client.get_executor(pure=False)``
 any ``concurrent.futures.Executor``  through ``submit``: ``mpi4py.futures.MPIPoolExecutor``,
-                                   submitit's executors, a ``ProcessPoolExecutor`` of your own...
+                                   a ``ProcessPoolExecutor`` of your own...; or any object
+                                   with ``submit(fn, arg)`` returning a future with ``done()``
+                                   and ``result()`` (submitit's executors)
 =================================  ================================================================
 
 Only contactlab's own pool is recreated when a worker process dies (a ``BrokenProcessPool``
@@ -209,11 +211,13 @@ def backend_for(executor, workers) -> Backend:
         return _dask_backend(cf_executor, executor, f"dask {executor.scheduler.address}", owned=cf_executor)
     if kind.__name__ == "ClientExecutor" and kind.__module__.split(".")[0] == "distributed":
         return _dask_backend(executor, getattr(executor, "_client", None), "dask ClientExecutor")
-    if isinstance(executor, cf.Executor):
+    if isinstance(executor, cf.Executor) or callable(getattr(executor, "submit", None)):
+        # a concurrent.futures.Executor, or an executor of that shape whose futures are its own
+        # (submitit's, whose jobs have done() and result()): the runner polls those
         n = getattr(executor, "_max_workers", None)
         return ExecutorBackend(executor, slots=n, capacity=n)
     raise InputError(f"executor must be None (local processes), 'serial', a dask.distributed Client or a "
-                     f"concurrent.futures.Executor, got {fmt(executor)} ({kind.__name__})")
+                     f"concurrent.futures.Executor (an object with submit()), got {fmt(executor)} ({kind.__name__})")
 
 
 def check_picklable(obj, what: str) -> None:

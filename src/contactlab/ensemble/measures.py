@@ -96,7 +96,8 @@ def surface_angle(positions: np.ndarray, radii: np.ndarray, up, *, bin_width: fl
     horizontal position of the highest body; every body is put in a bin of horizontal distance
     from the apex (``bin_width``, default two mean diameters) and the surface height of a bin is
     the top of its highest body.  The heap reaches out to the first bin whose surface is less than
-    one mean diameter above the bottom of the bed (the toe); the angle is that of the
+    1.5 mean diameters above the bottom of the bed (the toe: beyond it lies at most one layer of
+    bodies, rolled out of the heap); the angle is that of the
     least-squares line through the bins between ``fit_range`` (fractions of that reach, default
     20 % to 80 %: away from the rounded apex and the toe).  This is the usual reading of a heap
     (conical, or a bed slumped against a wall: then the distance is measured from the wall side).
@@ -121,7 +122,7 @@ def surface_angle(positions: np.ndarray, radii: np.ndarray, up, *, bin_width: fl
     np.maximum.at(surface, k, top)
     filled = np.isfinite(surface)
     bottom = float((h - r).min())
-    low = np.flatnonzero(filled & (surface < bottom + d))
+    low = np.flatnonzero(filled & (surface < bottom + 1.5 * d))
     reach = int(low[0]) if len(low) else n_bins
     centres = (np.arange(n_bins) + 0.5) * width
     lo, hi = fit_range[0] * reach * width, fit_range[1] * reach * width

@@ -254,15 +254,12 @@ class Ensemble:
                 show()
                 if not in_flight:
                     continue
-                done, _ = cf.wait(list(in_flight), timeout=0.25, return_when=cf.FIRST_COMPLETED)
+                done = _wait(list(in_flight), 0.25)
                 for f in done:
                     m, solo, gen = in_flight.pop(f)
                     try:
                         rec = f.result()
-                    except cf.CancelledError as exc:
-                        finish(m, _executor_failure(exc), keep=False)
-                        continue
-                    except Exception as exc:
+                    except (cf.CancelledError, Exception) as exc:
                         if backend.recovers and isinstance(exc, BrokenProcessPool):
                             if solo:
                                 crashes[m.key] += 1
@@ -282,8 +279,23 @@ class Ensemble:
             show(final=True)
         except BaseException:
             for f in in_flight:
-                f.cancel()
+                cancel = getattr(f, "cancel", None)
+                if callable(cancel):
+                    cancel()
             raise
+
+
+def _wait(futures: list, timeout: float) -> list:
+    """The futures done, waiting up to ``timeout`` s for one: ``concurrent.futures.wait`` for
+    standard futures, polling ``done()`` for others (submitit's jobs)."""
+    if all(isinstance(f, cf.Future) for f in futures):
+        return list(cf.wait(futures, timeout=timeout, return_when=cf.FIRST_COMPLETED)[0])
+    end = time.perf_counter() + timeout
+    while True:
+        done = [f for f in futures if f.done()]
+        if done or time.perf_counter() >= end:
+            return done
+        time.sleep(min(0.02, timeout))
 
 
 def run(make_simulation: Callable, parameters, measure, *, executor=None, workers: int | None = None,
