@@ -8,6 +8,7 @@ overrides.
 from __future__ import annotations
 
 import math
+import re
 from pathlib import Path
 
 import numpy as np
@@ -186,3 +187,18 @@ def test_sweep_command_refuses_bad_arguments(tmp_path, capsys, args, match):
     path.write_text(SMALL_BED)
     assert main(["sweep", str(path), "--serial", *args]) == 2
     assert match in capsys.readouterr().err
+
+
+def test_the_python_blocks_of_the_ensembles_page_run(capsys):
+    """docs/ensembles.md runs as written (its asserts compare with the closed-form restitution),
+    except the cluster blocks (LocalCluster, SLURMCluster): the Dask path is tested in
+    test_ensemble_dask.py, and a Slurm cluster is not there."""
+    blocks = re.findall(r"```python\n(.*?)```", (ROOT / "docs" / "ensembles.md").read_text(), re.S)
+    runnable = [b for b in blocks if "LocalCluster" not in b and "SLURMCluster" not in b]
+    assert len(runnable) == 3 and len(blocks) == 5
+    namespace = {"__name__": "docs_ensembles"}
+    for block in runnable:
+        exec(compile(block, "docs/ensembles.md", "exec"), namespace)
+    out = capsys.readouterr().out
+    assert "rebound_speed" in out and "overhead per member on local processes (2)" in out
+    assert (namespace["table"]["status"] == "ok").all() and (namespace["table"]["compiled"] == 0).all()
