@@ -19,7 +19,8 @@ The index is the member number (``member``).  ``table.attrs`` holds ``parameters
 parameter column names), ``measures`` (the measured columns), ``executor``, ``elapsed_seconds``
 (the ensemble's wall time), ``slots`` (members that could run at once), and
 ``overhead_seconds_per_member``: ``(elapsed * slots - sum of wall_seconds) / members run``, the
-time per member that went to starting processes, sending tasks and waiting, not to members.
+time per member that went to starting processes, sending tasks and waiting, not to members (NaN
+when the executor does not say how many members it runs at once).
 """
 from __future__ import annotations
 
@@ -75,9 +76,9 @@ def build_table(members, records: dict, *, attrs: dict):
     table.attrs.update(attrs)
     table.attrs["parameters"] = param_names
     table.attrs["measures"] = [rename[k] for k in measure_names]
-    slots = attrs.get("slots") or 1
+    slots = attrs.get("slots")   # None: the executor did not say how many members run at once
     table.attrs["overhead_seconds_per_member"] = ((attrs["elapsed_seconds"] * slots - busy) / len(ran)
-                                                  if ran else math.nan)
+                                                  if ran and slots else math.nan)
     return table
 
 

@@ -149,6 +149,12 @@ def _advance(sim, task: MemberTask) -> None:
         sim.run(steps=task.steps)
 
 
+def _close(sim) -> None:
+    close = getattr(sim, "close", None)
+    if callable(close):
+        close()
+
+
 def run_member_task(task: MemberTask) -> dict:
     """Run one member; return its record (never raises for the member's own errors).
 
@@ -163,6 +169,7 @@ def run_member_task(task: MemberTask) -> dict:
               "run_seconds": math.nan, "wall_seconds": math.nan, "compiled": 0, "compile_seconds": 0.0,
               "worker": f"{socket.gethostname()}:{os.getpid()}"}
     t0 = time.perf_counter()
+    sim = None
     numba_event.register("numba:compile", counter)
     try:
         if task.threads is not None:
@@ -173,15 +180,17 @@ def run_member_task(task: MemberTask) -> dict:
         _advance(sim, task)
         record["run_seconds"] = time.perf_counter() - t1
         values = call_measure(task.measure, sim)
-        close = getattr(sim, "close", None)
-        if callable(close):
-            close()
+        _close(sim)
         record["values"] = values
         record["status"] = "ok"
     except Exception as exc:  # the member's own failure: reported, never raised (the executor only sees its own)
         text = " ".join(line.strip() for line in str(exc).strip().splitlines())
         record["error"] = f"{type(exc).__name__}: {text}" if text else type(exc).__name__
         record["traceback"] = traceback.format_exc(limit=-12)
+        try:
+            _close(sim)  # let the member's reporters finish their files
+        except Exception:  # the member's error is the one to report
+            pass
     finally:
         numba_event.unregister("numba:compile", counter)
         if task.threads is not None:
