@@ -10,13 +10,13 @@ a quarter-cone heap.  What is measured on it, as in a laboratory column-collapse
 The "measured" targets come from a reference run at known parameters, standing in for the
 laboratory's numbers, so the answer is known: friction 0.5, rolling friction 0.15.
 
-What it shows (run of 2026-11-26, 40 evaluations, docs/images/calibration-repose.png): the
-rolling friction is found (0.115; the objective has a clear valley at 0.1-0.15), the sliding
-friction is not (0.77: the objective is flat along it, with evaluations from 0.27 to 0.8 within
-a few percent of both targets).  At this size (500 beads, one packing) a column collapse's angle
-and runout are set by the rolling resistance, and vary by several percent between neighbouring
-parameters.  That is the usual non-uniqueness of DEM calibration: a target that depends on
-sliding friction (a shear test, a discharge rate) is what would fix the second parameter.
+What it shows (40 evaluations, docs/images/calibration-repose.png): the best point, friction 0.77
+and rolling friction 0.115, meets both targets within 6 %, and so does friction 0.27 with rolling
+friction 0.28; the truth (0.5, 0.15) meets them exactly.  The low objectives lie along a
+trade-off between the two frictions, with the rolling friction the better determined, and at this
+size (500 beads, one packing) the measured values vary by several percent between neighbouring
+parameters.  That is the usual non-uniqueness of DEM calibration: a target that depends on sliding
+friction alone (a shear test, a discharge rate) is what would pin the second parameter.
 
 Every evaluation is one member of an ensemble; differential evolution sends each generation to
 the worker processes as one ensemble.  Run::
