@@ -11,8 +11,8 @@ The "measured" targets come from a reference run at known parameters, standing i
 laboratory's numbers, so the answer is known: friction 0.5, rolling friction 0.15.
 
 What it shows (40 evaluations, docs/images/calibration-repose.png): the best point, friction 0.77
-and rolling friction 0.115, meets both targets within 6 %, and so does friction 0.27 with rolling
-friction 0.28; the truth (0.5, 0.15) meets them exactly.  The low objectives lie along a
+and rolling friction 0.115, meets both targets within 6 %, and friction 0.27 with rolling friction
+0.28 within 9 %; the truth (0.5, 0.15) meets them exactly.  The low objectives lie along a
 trade-off between the two frictions, with the rolling friction the better determined, and at this
 size (500 beads, one packing) the measured values vary by several percent between neighbouring
 parameters.  That is the usual non-uniqueness of DEM calibration: a target that depends on sliding
