@@ -14,8 +14,8 @@ Phases (each prints a line and adds to the JSON written to ``--out``):
   ``NUMBA_CACHE_DIR`` in a temporary folder), 4 short members on 2 workers, with the warm-up member
   and without: how many members compile, and the compile time they report.
 
-    python benchmarks/ensemble.py                     # ~5 min on 2 cores
-    python benchmarks/ensemble.py --members 8 --skip-cold
+    python benchmarks/ensemble.py                     # ~5 min on 2 idle cores
+    python benchmarks/ensemble.py --rounds 3 --skip-cold --skip-two-threads
 """
 from __future__ import annotations
 
@@ -72,19 +72,22 @@ def _summary(name: str, table, members: int) -> dict:
     return row
 
 
-def warm(members: int, duration: float, n: int) -> list[dict]:
+def warm(members: int, duration: float, n: int, rounds: int, two_threads: bool) -> list[dict]:
     frictions = {"friction": np.linspace(0.1, 0.8, members).tolist(), "n": [n]}
     cl.ensemble.run_member(pour, MEASURES, {"friction": 0.5, "n": n}, steps=2)   # kernels into the cache
-    rows = []
-    for name, kw in (("serial, 1 thread", dict(executor="serial", threads_per_member=1)),
-                     ("serial, 2 threads", dict(executor="serial", threads_per_member=2)),
-                     ("2 workers x 1 thread", dict(workers=2, threads_per_member=1))):
-        table = cl.ensemble.run(pour, frictions, MEASURES, duration=duration, **kw)
-        rows.append(_summary(name, table, members))
-        if name.startswith("serial, 1"):
-            reference = table
-        else:  # the same numbers whatever the executor and the thread count
-            assert np.array_equal(table.kinetic_energy.to_numpy(), reference.kinetic_energy.to_numpy()), name
+    phases = [("serial, 1 thread", dict(executor="serial", threads_per_member=1)),
+              ("2 workers x 1 thread", dict(workers=2, threads_per_member=1))]
+    if two_threads:
+        phases.insert(1, ("serial, 2 threads", dict(executor="serial", threads_per_member=2)))
+    rows, reference = [], None
+    for k in range(rounds):  # interleaved rounds: the machine's load hits every phase alike
+        for name, kw in phases:
+            table = cl.ensemble.run(pour, frictions, MEASURES, duration=duration, **kw)
+            rows.append({"round": k, **_summary(name, table, members)})
+            if reference is None:
+                reference = table
+            else:  # the same numbers whatever the executor and the thread count
+                assert np.array_equal(table.kinetic_energy.to_numpy(), reference.kinetic_energy.to_numpy()), name
     return rows
 
 
@@ -114,6 +117,8 @@ def main() -> None:
     ap.add_argument("--n", type=int, default=1000)
     ap.add_argument("--duration", type=float, default=0.05)
     ap.add_argument("--skip-cold", action="store_true")
+    ap.add_argument("--skip-two-threads", action="store_true", help="leave out the serial run on 2 threads")
+    ap.add_argument("--rounds", type=int, default=1, help="interleaved rounds of the warm-cache phases")
     ap.add_argument("--phase", default="all", choices=["all", "cold-child"])
     ap.add_argument("--warmup", type=int, default=1)
     ap.add_argument("--out", default=str(HERE / "out" / "ensemble.json"))
@@ -124,7 +129,7 @@ def main() -> None:
     print(f"{platform.processor() or platform.machine()}, {os.cpu_count()} cores, Python {platform.python_version()}, "
           f"load {os.getloadavg()[0]:.1f} at the start", flush=True)
     t0 = time.perf_counter()
-    rows = warm(a.members, a.duration, a.n)
+    rows = warm(a.members, a.duration, a.n, a.rounds, not a.skip_two_threads)
     if not a.skip_cold:
         rows += cold(a.n)
     Path(a.out).parent.mkdir(parents=True, exist_ok=True)
