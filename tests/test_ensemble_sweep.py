@@ -92,6 +92,10 @@ def test_scene_file_member_reseeds_the_packing_only_when_asked(tmp_path):
     np.testing.assert_array_equal(a, a2)
     sim = fixed(**{"model.friction": 0.2})
     assert sim.contact_model.friction == 0.2
+    # the file's threads are for `contactlab run`; a member runs on the ensemble's threads
+    path.write_text(SMALL_BED.replace("duration = 0.002", "duration = 0.002\nthreads = 2"))
+    assert cl.ensemble.SceneFile(path)().threads is None
+    assert cl.ensemble.SceneFile(path)(**{"simulation.threads": 1}).threads == 1
 
 
 # ---------------------------------------------------------------- measures

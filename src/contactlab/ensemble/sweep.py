@@ -44,7 +44,10 @@ class SceneFile:
     file is checked once when the object is made.  ``duration``: the file's ``[simulation]
     duration`` (s, or None).  ``reseed=True``: every ``[[fill_box]]`` table gets the member's seed
     (plus its number, from 0), so that replicates get different random packings; with False
-    (default) the file's seeds stay and every member starts from the same packing.
+    (default) the file's seeds stay and every member starts from the same packing.  The file's
+    ``[simulation] threads`` is left out (a member runs on the ensemble's ``threads_per_member``)
+    unless the parameters set ``simulation.threads``; the file's ``[output]`` reporters are not
+    attached (measure what you need).
     """
 
     def __init__(self, path, *, reseed: bool = False):
@@ -62,7 +65,12 @@ class SceneFile:
         if self.reseed and seed is not None:
             for k, key in enumerate(_fill_box_seed_keys(self.path)):
                 overrides.setdefault(key, (int(seed) + k) % 2**32)
-        return load_scene_file(self.path, overrides=overrides).build_simulation()
+        spec = load_scene_file(self.path, overrides=overrides)
+        if "simulation.threads" not in overrides:
+            # the member runs on the ensemble's threads_per_member, not on the threads the file
+            # asks of `contactlab run` (which would oversubscribe the cores the members share)
+            spec.simulation.pop("threads", None)
+        return spec.build_simulation()
 
 
 def _fill_box_seed_keys(path: Path) -> list[str]:
