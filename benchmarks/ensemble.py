@@ -10,6 +10,8 @@ Phases (each prints a line and adds to the JSON written to ``--out``):
 
 * ``serial, 1 thread`` / ``serial, 2 threads``: ``executor="serial"`` in this process;
 * ``2 workers x 1 thread``: contactlab's default pool of two spawned processes;
+* ``empty members``: 50 and 250 members that do nothing, on 2 workers: the cost of one member
+  and of starting the pool;
 * ``cold cache``: in a fresh process with empty kernel caches (``CONTACTLAB_CACHE_DIR`` and
   ``NUMBA_CACHE_DIR`` in a temporary folder), 4 short members on 2 workers, with the warm-up member
   and without: how many members compile, and the compile time they report.
@@ -51,6 +53,32 @@ def pour(friction: float, n: int = 1000):
 
 
 MEASURES = ["kinetic_energy", "contacts", "pile_height"]
+
+
+def null_member(k: int):
+    """A member that does nothing: what is left of its time is the ensemble's own overhead."""
+    return k
+
+
+def null_measure(sim) -> int:
+    return sim
+
+
+def dispatch(workers: int = 2) -> list[dict]:
+    """Ensembles of 50 and 250 empty members on a fresh pool each: the difference over 200 is the
+    cost of one member (send the task, run it, send the record back, write the table); what is
+    left of the small one is the pool's start (spawning the processes, importing contactlab)."""
+    rows = {}
+    for n in (50, 250):
+        t = cl.ensemble.run(null_member, {"k": list(range(n))}, null_measure, workers=workers, warmup=False)
+        rows[n] = t.attrs["elapsed_seconds"]
+    per_member = (rows[250] - rows[50]) / 200
+    row = {"phase": "dispatch", "per_member_s": per_member, "start_s": rows[50] - 50 * per_member,
+           "elapsed_50_s": rows[50], "elapsed_250_s": rows[250], "load_after": os.getloadavg()[0]}
+    print(f"{'empty members':24s} {workers} workers: {1e3 * per_member:.1f} ms per member, pool start "
+          f"{row['start_s']:.2f} s (50 members in {rows[50]:.2f} s, 250 in {rows[250]:.2f} s); load "
+          f"{row['load_after']:.1f}", flush=True)
+    return [row]
 
 
 def _summary(name: str, table, members: int) -> dict:
@@ -118,6 +146,7 @@ def main() -> None:
     ap.add_argument("--duration", type=float, default=0.05)
     ap.add_argument("--skip-cold", action="store_true")
     ap.add_argument("--skip-two-threads", action="store_true", help="leave out the serial run on 2 threads")
+    ap.add_argument("--dispatch-only", action="store_true", help="only the empty-member phase")
     ap.add_argument("--rounds", type=int, default=1, help="interleaved rounds of the warm-cache phases")
     ap.add_argument("--phase", default="all", choices=["all", "cold-child"])
     ap.add_argument("--warmup", type=int, default=1)
@@ -129,8 +158,10 @@ def main() -> None:
     print(f"{platform.processor() or platform.machine()}, {os.cpu_count()} cores, Python {platform.python_version()}, "
           f"load {os.getloadavg()[0]:.1f} at the start", flush=True)
     t0 = time.perf_counter()
-    rows = warm(a.members, a.duration, a.n, a.rounds, not a.skip_two_threads)
-    if not a.skip_cold:
+    rows = dispatch()
+    if not a.dispatch_only:
+        rows += warm(a.members, a.duration, a.n, a.rounds, not a.skip_two_threads)
+    if not (a.skip_cold or a.dispatch_only):
         rows += cold(a.n)
     Path(a.out).parent.mkdir(parents=True, exist_ok=True)
     Path(a.out).write_text(json.dumps({"rows": rows, "members": a.members, "n": a.n, "duration": a.duration,
