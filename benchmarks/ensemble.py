@@ -17,7 +17,7 @@ Phases (each prints a line and adds to the JSON written to ``--out``):
   and without: how many members compile, and the compile time they report.
 
     python benchmarks/ensemble.py                     # ~5 min on 2 idle cores
-    python benchmarks/ensemble.py --rounds 3 --skip-cold --skip-two-threads
+    python benchmarks/ensemble.py --rounds 3 --skip-cold --skip-two-threads --control
 """
 from __future__ import annotations
 
@@ -119,6 +119,27 @@ def warm(members: int, duration: float, n: int, rounds: int, two_threads: bool) 
     return rows
 
 
+def control(n: int, duration: float) -> list[dict]:
+    """Two independent Python processes, each running 8 members serially, side by side (no pool):
+    what two processes get from this machine's cores, to compare with the 2-worker pool."""
+    procs = [subprocess.Popen([sys.executable, __file__, "--phase", "control-child", "--n", str(n),
+                               "--duration", str(duration)], stdout=subprocess.PIPE, text=True) for _ in range(2)]
+    runs = [float(p.communicate()[0].split()[-1]) for p in procs]
+    alone = subprocess.run([sys.executable, __file__, "--phase", "control-child", "--n", str(n), "--duration",
+                            str(duration)], stdout=subprocess.PIPE, text=True, check=True).stdout.split()[-1]
+    row = {"phase": "control", "mean_run_side_by_side_s": sum(runs) / 2, "mean_run_alone_s": float(alone),
+           "load_after": os.getloadavg()[0]}
+    print(f"{'two plain processes':24s} member's run {row['mean_run_side_by_side_s']:.2f} s side by side, "
+          f"{row['mean_run_alone_s']:.2f} s alone; load {row['load_after']:.1f}", flush=True)
+    return [row]
+
+
+def control_child(n: int, duration: float) -> None:
+    t = cl.ensemble.run(pour, {"friction": np.linspace(0.1, 0.8, 8).tolist(), "n": [n]}, MEASURES,
+                        executor="serial", duration=duration)
+    print(float(t.run_seconds.mean()))
+
+
 def cold(n: int) -> list[dict]:
     rows = []
     for warmup in (True, False):
@@ -148,12 +169,16 @@ def main() -> None:
     ap.add_argument("--skip-two-threads", action="store_true", help="leave out the serial run on 2 threads")
     ap.add_argument("--dispatch-only", action="store_true", help="only the empty-member phase")
     ap.add_argument("--rounds", type=int, default=1, help="interleaved rounds of the warm-cache phases")
-    ap.add_argument("--phase", default="all", choices=["all", "cold-child"])
+    ap.add_argument("--phase", default="all", choices=["all", "cold-child", "control-child"])
+    ap.add_argument("--control", action="store_true", help="also two plain processes side by side")
     ap.add_argument("--warmup", type=int, default=1)
     ap.add_argument("--out", default=str(HERE / "out" / "ensemble.json"))
     a = ap.parse_args()
     if a.phase == "cold-child":
         cold_child(a.n, bool(a.warmup), Path(a.out))
+        return
+    if a.phase == "control-child":
+        control_child(a.n, a.duration)
         return
     print(f"{platform.processor() or platform.machine()}, {os.cpu_count()} cores, Python {platform.python_version()}, "
           f"load {os.getloadavg()[0]:.1f} at the start", flush=True)
@@ -161,6 +186,8 @@ def main() -> None:
     rows = dispatch()
     if not a.dispatch_only:
         rows += warm(a.members, a.duration, a.n, a.rounds, not a.skip_two_threads)
+    if a.control:
+        rows += control(a.n, a.duration)
     if not (a.skip_cold or a.dispatch_only):
         rows += cold(a.n)
     Path(a.out).parent.mkdir(parents=True, exist_ok=True)
