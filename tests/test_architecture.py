@@ -24,6 +24,10 @@ LAZY_IMPORTS = {
     "PIL": "comes with matplotlib: the validation report's PNG metadata",
     "trimesh": "loads mesh files only (scene/meshes.py): importing it takes ~0.8 s, as long as the rest of "
                "contactlab, and most scenes have no mesh",
+    "pandas": "the result tables of ensembles only (ensemble/): importing it adds ~0.2 s (a third) to every "
+              "`import contactlab`, most of which never build a table",
+    "pyarrow": "optional dependency (the [ensemble] extra): Parquet files of ensemble results",
+    "distributed": "optional dependency (the [ensemble] extra): `contactlab sweep --scheduler` connects to Dask",
 }
 #: a module longer than this says in its docstring why it is one concept ("one concept")
 MAX_LINES = 600

@@ -26,6 +26,8 @@ from .scene import Scene
 from .simulation import Simulation
 from .dda import DDA
 from .validation.battery import validate
+from . import ensemble
+from .ensemble import calibrate
 
 __version__ = "0.1.0"
 
@@ -57,5 +59,7 @@ __all__ = [
     "CheckpointError",
     "OutputError",
     "validate",
+    "ensemble",
+    "calibrate",
     "__version__",
 ]

@@ -5,6 +5,9 @@
 ``contactlab validate MODULE:MODEL [--out DIR] [--quick]`` runs the validation battery
 (:func:`contactlab.validation.battery.validate`) on a contact model named by module and attribute.
 
+``contactlab sweep SCENE.toml --param KEY=VALUES ... --measure NAME ...`` runs an ensemble over a
+grid of scene-file parameters (:mod:`contactlab.ensemble.sweep`).
+
 Without a scene file ``run`` runs the built-in default scene (10,000 glass beads settling in a box).
 It shows a progress bar, writes a ParaView time series (``particles.pvd``, ``contacts.pvd``,
 ``walls.pvd``), an energy CSV and checkpoints into the output directory, and ends with a summary
@@ -21,6 +24,7 @@ from pathlib import Path
 
 from ._arguments import did_you_mean
 from .engine.codegen import is_compiled
+from .ensemble.sweep import add_sweep_parser, sweep_command
 from .errors import ContactlabError, InputError
 from .io.atomic import atomic_write_bytes, ensure_writable_folder
 from .io.checkpoint import CheckpointReporter
@@ -58,6 +62,7 @@ def _parser() -> argparse.ArgumentParser:
     val.add_argument("--radius", type=float, default=1e-3, help="sphere radius, m (default 1e-3)")
     val.add_argument("--groups", help="comma-separated check groups to run (default all: hysteresis, impact, "
                                       "oblique, symmetry, continuity, energy, timestep, column)")
+    add_sweep_parser(sub)
     return p
 
 
@@ -67,6 +72,8 @@ def main(argv=None) -> int:
         return _run(args)
     if args.command == "validate":
         return _validate(args)
+    if args.command == "sweep":
+        return sweep_command(args)
     return 2  # pragma: no cover
 
 

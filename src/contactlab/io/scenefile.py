@@ -62,7 +62,7 @@ from ..materials import Material
 from ..scene import Scene
 from ..simulation import Simulation
 
-__all__ = ["SceneSpec", "load_scene_file", "default_scene_path", "OUTPUT_DEFAULTS"]
+__all__ = ["SceneSpec", "load_scene_file", "apply_overrides", "default_scene_path", "OUTPUT_DEFAULTS"]
 
 _SIMULATION_KEYS = {"gravity", "dimension", "thickness", "dt", "duration", "threads", "skin", "max_overlap",
                     "initial_overlap_tolerance", "local_damping", "shape_contact"}
@@ -171,8 +171,14 @@ class _Ctx:
             self.fail(where, str(exc))
 
 
-def load_scene_file(path) -> SceneSpec:
-    """Parse and validate a TOML scene file, building the scene and the contact model."""
+def load_scene_file(path, *, overrides: dict | None = None) -> SceneSpec:
+    """Parse and validate a TOML scene file, building the scene and the contact model.
+
+    ``overrides`` maps dotted keys to values that replace (or add) keys of the file before it is
+    read, e.g. ``{"model.friction": 0.3, "materials.glass.young": 5e6, "fill_box.seed": 4}``
+    (see :func:`apply_overrides`); ``contactlab sweep`` and
+    :class:`~contactlab.ensemble.SceneFile` vary scenes this way.
+    """
     path = Path(path)
     ctx = _Ctx(path)
     if path.is_dir():
@@ -188,6 +194,8 @@ def load_scene_file(path) -> SceneSpec:
         line = exc.object[: exc.start].count(b"\n") + 1
         raise SceneFileError(f"{path}: not valid TOML: a scene file is UTF-8 text; byte {exc.object[exc.start]:#04x} "
                              f"at line {line} is not (is it a text file?)") from None
+    if overrides:
+        apply_overrides(doc, overrides, path)
     unknown = sorted(set(doc) - _TOP_KEYS)
     if unknown:
         raise SceneFileError(f"{path}: unknown table{'s' if len(unknown) > 1 else ''} "
@@ -323,6 +331,54 @@ def load_scene_file(path) -> SceneSpec:
         bonds = dict(doc["bonds"])
     return SceneSpec(path=path, scene=scene, model=model, simulation=sim_kwargs,
                      duration=None if duration is None else float(duration), output=output, bonds=bonds)
+
+
+def apply_overrides(doc: dict, overrides: dict, path: Path) -> None:
+    """Set the dotted keys of ``overrides`` in the parsed file ``doc`` (in place).
+
+    ``table.key`` sets a key of a table (``model.friction``, ``simulation.dt``), creating the
+    top-level table if the file has none; ``materials.NAME.key`` a material's key; for the arrays
+    of tables (``[[fill_box]]``, ``[[wall]]``...) ``kind.N.key`` sets a key of the N-th table of
+    that kind, counted from 1 as in error messages (``wall.2.velocity``), and ``kind.key`` is
+    enough when the file has one table of that kind.  A key that is not there is added (the usual
+    checks then say whether the table takes it); a table or material that is not there is an
+    error, as is a number past the count.
+    """
+    for dotted, value in overrides.items():
+        if not isinstance(dotted, str) or not dotted or any(not p for p in dotted.split(".")):
+            raise SceneFileError(f"{path}: override {dotted!r}: give a dotted key such as 'model.friction'")
+        parts = dotted.split(".")
+        if parts[0] not in _TOP_KEYS:
+            raise SceneFileError(f"{path}: override {dotted!r}: no table {parts[0]!r}{did_you_mean(parts[0], _TOP_KEYS)}; "
+                                 f"tables: {', '.join(sorted(_TOP_KEYS))}")
+        node, k = doc, 0
+        while True:
+            part = parts[k]
+            if isinstance(node, list):
+                if part.isdigit():
+                    n = int(part)
+                    if not 1 <= n <= len(node):
+                        raise SceneFileError(f"{path}: override {dotted!r}: the file has {len(node)} "
+                                             f"[[{parts[0]}]] table(s); {n} is not one of 1..{len(node)}")
+                    node, k = node[n - 1], k + 1
+                    continue
+                if len(node) != 1:
+                    raise SceneFileError(f"{path}: override {dotted!r}: the file has {len(node)} [[{parts[0]}]] "
+                                         f"tables; say which, e.g. {parts[0]}.1.{'.'.join(parts[k:])}")
+                node = node[0]
+                continue
+            if not isinstance(node, dict):
+                raise SceneFileError(f"{path}: override {dotted!r}: {'.'.join(parts[:k])} is a value, not a table")
+            if k == len(parts) - 1:
+                node[part] = value
+                break
+            if part not in node:
+                if k == 0:  # a top-level table the file leaves out, e.g. [simulation]
+                    node[part] = {}
+                else:
+                    raise SceneFileError(f"{path}: override {dotted!r}: there is no {'.'.join(parts[:k + 1])!r} "
+                                         f"in the file{did_you_mean(part, node)}")
+            node, k = node[part], k + 1
 
 
 def _as_list(ctx: _Ctx, doc: dict, key: str) -> list:
