@@ -210,7 +210,7 @@ def test_a_sphere_falls_out_of_an_open_end_without_force(glass):
     z0 = 0.01
     scene.add_sphere(position=(0.002, 0.0, z0), radius=R, material=glass)
     scene.add_cylinder_wall((0.0, 0.0, 0.0), (0.0, 0.0, 1.0), RC, glass, length=(0.0, 0.02))
-    sim = cl.Simulation(scene, cl.models.HertzMindlin(restitution=0.5, friction=0.5), dt=1e-5)
+    sim = cl.Simulation(scene, cl.models.HertzMindlin(restitution=0.5, friction=0.5), dt=1e-5, skin=0.01)
     sim.run(duration=0.08)
     t = sim.time
     assert sim.positions[0, 2] < -0.02                      # well out of the tube
@@ -242,3 +242,127 @@ def test_pile_outside_an_open_tube_is_held_by_its_outer_face(glass):
     sim.run(duration=0.03)
     assert sim.contact(0, wall=w)["overlap"] == pytest.approx(
         _hertz_overlap(sphere_mass(glass, R) * G, _e_star(glass, glass), _r_equivalent(R, RC, False)), rel=1e-6)
+
+
+# ---------------------------------------------------------------------- files and inputs
+
+def _cylinder_scene(glass):
+    scene = cl.Scene(gravity=(0.0, 0.0, -G))
+    scene.add_sphere(position=(0.0, 0.0, 0.003), radius=R, material=glass)
+    scene.add_wall(point=(0, 0, 0), normal=(0, 0, 1), material=glass)
+    scene.add_cylinder_wall((0.0, 0.0, 0.0), (0.0, 0.0, 2.0), RC, glass, length=(-math.inf, 0.02), velocity=(0, 0, 0.1))
+    scene.add_cylinder_wall((0.001, 0.0, 0.0), (1.0, 0.0, 0.0), 5e-4, glass, side="outside")
+    return scene
+
+
+def test_scene_file_cylinder_wall_is_the_python_call(glass, tmp_path):
+    """A [[cylinder_wall]] table builds the same walls as scene.add_cylinder_wall (numbered after
+    the [[wall]] tables); infinite ends are TOML's inf."""
+    text = """
+[simulation]
+gravity = [0.0, 0.0, -9.81]
+[materials.glass]
+density = 2500.0
+young = 1e7
+poisson = 0.3
+[model]
+type = "HertzMindlin"
+restitution = 0.5
+friction = 0.5
+[[sphere]]
+position = [0.0, 0.0, 0.003]
+radius = 0.001
+material = "glass"
+[[cylinder_wall]]
+axis_point = [0.0, 0.0, 0.0]
+axis_direction = [0.0, 0.0, 2.0]
+radius = 0.005
+material = "glass"
+length = [-inf, 0.02]
+velocity = [0.0, 0.0, 0.1]
+[[cylinder_wall]]
+axis_point = [0.001, 0.0, 0.0]
+axis_direction = [1.0, 0.0, 0.0]
+radius = 0.0005
+material = "glass"
+side = "outside"
+[[wall]]
+point = [0.0, 0.0, 0.0]
+normal = [0.0, 0.0, 1.0]
+material = "glass"
+"""
+    path = tmp_path / "cyl.toml"
+    path.write_text(text)
+    from contactlab.io.scenefile import load_scene_file
+
+    got, _ = load_scene_file(path).scene.finalize()
+    want, _ = _cylinder_scene(glass).finalize()
+    for name in ("wall_kind", "wall_shape", "wall_normal", "wall_material"):
+        assert np.array_equal(getattr(got, name), getattr(want, name)), name
+    bad = path.with_name("bad.toml")
+    bad.write_text(text.replace('side = "outside"', 'side = "outward"'))
+    with pytest.raises(cl.SceneFileError, match="cylinder_wall #2.*side"):
+        load_scene_file(bad)
+
+
+def test_checkpoint_keeps_the_cylinder_walls(glass, tmp_path):
+    sim = cl.Simulation(_cylinder_scene(glass), cl.models.HertzMindlin(restitution=0.5, friction=0.5))
+    sim.run(steps=50)
+    again = cl.Simulation.load_checkpoint(sim.save_checkpoint(tmp_path / "c.npz"))
+    for name in ("wall_kind", "wall_shape", "wall_normal"):
+        assert np.array_equal(getattr(again.model, name), getattr(sim.model, name)), name
+    assert again.stepper.cylinders is not None
+    sim.run(steps=200)
+    again.run(steps=200)
+    assert np.array_equal(sim.positions, again.positions) and np.array_equal(sim.wall_points, again.wall_points)
+
+
+def test_vtk_draws_a_cylinder_wall_as_a_tube(glass, tmp_path):
+    """walls.vtp: the plane's square, then each cylinder's 48 quadrilaterals, whose corners lie at
+    the cylinder's radius from its axis and, for the finite end, on the end plane."""
+    from helpers.vtp import read_vtp
+
+    sim = cl.Simulation(_cylinder_scene(glass), cl.models.HertzMindlin(restitution=0.5, friction=0.5))
+    sim.add_reporter(cl.io.VTKReporter(tmp_path, every=10))
+    sim.run(steps=10)
+    _, arrays = read_vtp(tmp_path / "walls_000001.vtp")
+    wall = arrays[("CellData", "wall")]
+    assert wall.tolist() == [0] + [1] * 48 + [2] * 48
+    pts = arrays[("Points", "Points")]
+    tube = pts[4:4 + 96]                                        # wall 1: axis z through (0, 0, z_wall)
+    np.testing.assert_allclose(np.hypot(tube[:, 0], tube[:, 1]), RC, rtol=1e-12)
+    z_wall = sim.wall_points[1, 2]
+    np.testing.assert_allclose(tube[48:, 2], z_wall + 0.02, rtol=1e-12)   # the upper end, moved with the wall
+    pillar = pts[100:]
+    np.testing.assert_allclose(np.hypot(pillar[:, 1], pillar[:, 2]), 5e-4, rtol=1e-12)
+
+
+@pytest.mark.parametrize("kwargs, match", [
+    (dict(radius=-1.0), "radius"), (dict(side="up"), "side"), (dict(length=(0.1, 0.0)), "low < high"),
+    (dict(length=(0.1,)), "length"), (dict(axis_direction=(0, 0, 0)), "axis_direction"),
+    (dict(length=(math.nan, 1.0)), "length"),
+])
+def test_bad_cylinder_walls_are_refused_with_the_reason(glass, kwargs, match):
+    scene = cl.Scene()
+    args = dict(axis_point=(0, 0, 0), axis_direction=(0, 0, 1), radius=RC, material=glass) | kwargs
+    with pytest.raises(cl.InputError, match=match):
+        scene.add_cylinder_wall(**args)
+    assert scene.n_walls == 0 and scene.materials == ()
+
+
+def test_cylinder_walls_take_spheres_only_and_3d_scenes(glass):
+    scene = cl.Scene()
+    scene.add_ellipsoid((0, 0, 0), (1e-3, 1e-3, 2e-3), glass)
+    scene.add_cylinder_wall((0, 0, 0), (0, 0, 1), RC, glass)
+    with pytest.raises(cl.InputError, match="spheres only"):
+        scene.finalize()
+    with pytest.raises(cl.InputError, match="2-D"):
+        cl.Scene(dimension=2).add_cylinder_wall((0, 0, 0), (0, 0, 1), RC, glass)
+
+
+def test_initial_overlap_with_a_cylinder_is_refused(glass):
+    scene = cl.Scene()
+    scene.add_sphere(position=(RC - 0.5 * R, 0.0, 0.0), radius=R, material=glass)
+    scene.add_cylinder_wall((0, 0, 0), (0, 0, 1), RC, glass)
+    with pytest.raises(cl.InputError, match="penetrates wall 0 by 0.0005"):
+        cl.Simulation(scene, cl.models.HertzMindlin(restitution=0.5, friction=0.5))

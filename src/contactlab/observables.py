@@ -59,11 +59,11 @@ def pair_data(model, state, table, law, i: np.ndarray, jraw: np.ndarray, rows: n
         rel_vel[is_wall] = s.wall_velocities[w] - s.velocities[i[is_wall]]
         for c in np.unique(w[m.wall_kind[w] != WALL_PLANE]):
             # a cylinder wall: its surface's nearest point (sphere_cylinder's rules)
-            rows = np.flatnonzero(wall == c)
-            h, n, _ = cylinder_surface_np(xi[rows], s.wall_points[c], m.wall_normal[c], m.wall_shape[c])
-            normal[rows] = n
-            overlap[rows] = ri[rows] - h
-            displacement[rows] = h[:, None] * n
+            sel = np.flatnonzero(wall == c)
+            h, n, _ = cylinder_surface_np(xi[sel], s.wall_points[c], m.wall_normal[c], m.wall_shape[c])
+            normal[sel] = n
+            overlap[sel] = ri[sel] - h
+            displacement[sel] = h[:, None] * n
     if is_tri.any():
         q = mesh[is_tri]
         displacement[is_tri] = s.mesh_positions[q] - xi[is_tri]

@@ -372,11 +372,12 @@ class Simulation:
         lateral walls; in a 2-D scene one pair, times the thickness).  Each step the wall's velocity
         is ``clip(G (F_t - F), -max_speed, max_speed)`` along its normal, ``F`` the force at the
         end of the step before; the gain ``G`` (m/(s N)) is ``gain``, or by default
-        ``relaxation / (K dt)`` with ``K`` the wall's contact stiffness then (each step the wall
-        moves ``relaxation`` (0 < r <= 1, default 0.5) times the displacement that would cancel
-        the error at that stiffness, YADE's and PFC's rule; stable, see
-        :mod:`contactlab.engine.servo`).  ``max_speed`` (m/s): default 0.001 times the smallest
-        body radius per step.  Runs inside the compiled step, deterministic, checkpointed.
+        ``relaxation / (K dt + C)`` with ``K`` and ``C`` the stiffness and a bound of the damping
+        of the wall's contacts then: each step the wall removes at most ``relaxation`` (0 < r <= 1,
+        default 0.5) of the force error (YADE's and PFC's rule, dashpots counted; stable, see
+        :mod:`contactlab.engine.servo`).  ``max_speed`` (m/s): default 1e-4 times the smallest
+        body radius per step (slow: give a quasi-static rate for a packing).  Runs inside the
+        compiled step, deterministic, checkpointed.
 
         Example
         -------
@@ -418,7 +419,7 @@ class Simulation:
         if max_speed is not None:
             return as_positive("max_speed", max_speed, "m/s")
         if self._dt is None:
-            raise InputError("max_speed: its default (0.001 of the smallest radius per step) needs the time step, "
+            raise InputError("max_speed: its default (1e-4 of the smallest radius per step) needs the time step, "
                              "which is not set; give max_speed=... (m/s) or set sim.dt first")
         free = ~self.model.fixed
         r = float(self.model.contact_radius[free].min() if free.any() else self.model.contact_radius.min())
@@ -445,8 +446,8 @@ class Simulation:
         ``kind`` ("wall" or "mesh"), ``index``, ``force`` (N: of the bodies on it along its
         direction at the last evaluation, compression > 0), ``target_force`` (N, now), ``area``
         (m^2, now; 1 for a force target), ``stress`` (Pa, ``force / area``), ``velocity`` (m/s
-        along its direction, for the step being taken) and ``stiffness`` (N/m, its contacts' secant
-        stiffness, which sets the default gain)."""
+        along its direction, of the last step), ``stiffness`` (N/m) and ``damping`` (N s/m): its
+        contacts' ``K`` and ``C``, which set the default gain (:mod:`contactlab.engine.servo`)."""
         return servo.status(self.model, self.state, self.stepper.table)
 
     def wall_stress(self, wall: int, *, area: float | None = None, area_from=None) -> float:
@@ -457,7 +458,7 @@ class Simulation:
         idx, par = servo.servo_rows(self.model, kind=servo.KINDS["wall"], index=w,
                                     direction=servo.wall_direction(self.model, w), target_force=None, target_stress=0.0,
                                     area=area, area_from=area_from, gain=None, relaxation=1.0, max_speed=1.0)
-        force, _ = servo.boundary_force(self.model, self.stepper.table, servo.KINDS["wall"], w, self.model.wall_normal[w])
+        force = servo.boundary_force(self.model, self.stepper.table, servo.KINDS["wall"], w, self.model.wall_normal[w])[0]
         return force / servo.gap_area(self.model, self.state, idx, par)
 
     def _refresh_forces(self):

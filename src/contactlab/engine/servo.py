@@ -9,18 +9,34 @@ sets its velocity along its direction ``d`` (a plane wall: its normal, into the 
 
     v = clip(G (F_t - F), -v_max, v_max),    F_t = sigma A   (or a given force),
 
-with ``F`` the force its contacts exerted along ``d`` at the evaluation that ended the last step
-(compression > 0) and ``A`` a constant area or the product of the gaps of pairs of opposite walls
-(the lateral walls of a box: the area of the top wall).  The gain ``G`` is either given
-(m/(s N)) or, by default, ``relaxation / (K dt)`` with ``K`` the wall's contact stiffness, the sum
-over its contacts of the secant stiffness ``F_n / overlap`` (projected on ``d``): each step the
-wall moves by ``relaxation`` times the displacement that would cancel the force error if the
-bodies behind its contacts stood still.  The wall's own loop then removes that fraction of the
-error per step; it is stable for ``relaxation * k_tangent / k_secant < 2`` (a linear spring: 1,
-Hertz: 1.5), so the default 0.5 leaves a factor 2.7 of margin for Hertz and does not overshoot.
-While no contact touches the wall it approaches at ``v_max``.  Everything is computed in compiled
-code, in a fixed order: bit-identical at any thread count, and restarted bit for bit (the rows are
-state, checkpointed with it).
+with ``F`` the force its contacts exerted on the bodies along ``d`` at the evaluation that ended the
+last step (compression > 0) and ``A`` a constant area or the product of the gaps of pairs of
+opposite walls (the lateral walls of a box: the area of the top wall).
+
+The gain ``G`` (m/(s N)) is given, or by default
+
+    G = relaxation / (K dt + C),   K = sum_c k_c (n_c . d)^2,   C = 4 sum_c sqrt(m_c k_c) (n_c . d)^2,
+
+over the wall's active contacts ``c`` (``n_c`` the contact normal, ``m_c`` the body's mass), with
+``k_c = 2 E_c / overlap_c^2`` from the elastic energy ``E_c`` the law stores in the contact (a
+linear spring's stiffness; 8/15 of Hertz's tangent stiffness), whatever the dashpot does to the
+force.  ``K dt + C`` bounds the change of the wall's force in one step per unit change of its
+velocity: ``K dt`` through the springs, ``C`` through dashpots of up to twice the critical
+damping of ``k_c`` (a dashpot responds at once: the error a proportional controller on the total
+force must not amplify, or the wall rattles step to step).  So the wall removes at most
+``relaxation`` (0 < r <= 1, default 0.5) of the force error per step: YADE's and PFC's rule of
+moving the wall a fraction of what would cancel the error at the wall's stiffness, with the
+dashpots counted.  Its loop is stable for contact stiffness and damping within those bounds
+(Hertz-Mindlin down to a restitution of 0.05 and a linear spring-dashpot with ``r`` = 0.5, both
+checked in ``tests/test_servo.py`` at the default step and at 0.05 of the stability limit); a
+wall with no contact approaches at ``v_max``.  A given ``gain`` is used as it is (the user then
+keeps ``G (K dt + D) < 1``).
+
+Everything is computed in compiled code in a fixed order (serial): bit-identical at any thread
+count, and restarted bit for bit (the rows are state, checkpointed with it, and the forces they
+read are the contact table's).  The boundary power of the last evaluation is brought to the new
+velocity (``f . dv`` per contact), so that the energy balance books the work of the moving wall
+as for a wall moving at a set velocity.
 """
 from __future__ import annotations
 
@@ -42,7 +58,7 @@ __all__ = ["servo_update", "servo_rows", "empty_rows", "install", "release", "st
 #: the default ``relaxation`` (fraction of the force error removed per step at the contact stiffness)
 DEFAULT_RELAXATION = 0.5
 #: the default speed limit moves the wall by this fraction of the smallest body radius per step
-DEFAULT_STEP_FRACTION = 1e-3
+DEFAULT_STEP_FRACTION = 1e-4
 #: the default gain allows per contact a dashpot of up to DAMPING_BOUND sqrt(m k) (twice the critical damping)
 DAMPING_BOUND = 4.0
 
@@ -59,14 +75,13 @@ def servo_update(dt, servo, inv_mass, wall_point, wall_vel, wall_normal, mesh_ve
 
     * ``F``, N: the force its active contacts exerted on the bodies at the last evaluation, along
       its direction ``d`` (into the bodies): compression > 0;
-    * ``K``, N/m: its contact stiffness along ``d``, the sum of the contacts' secant stiffnesses
-      ``F_n / overlap`` times ``(n . d)^2``;
+    * ``K`` (N/m) and ``C`` (N s/m): its contacts' stiffness ``2 E / overlap^2`` and the damping
+      bound ``DAMPING_BOUND sqrt(m k)``, each times ``(n . d)^2`` (module docstring);
     * ``A``, m^2: the area factor times the gaps ``|(p_b - p_a) . n_a|`` of its wall pairs; the
       target force is ``F_t = value A``;
-    * ``v = gain (F_t - F)``, or with no gain given ``relaxation (F_t - F) / (K dt)`` (the wall
-      moves by ``relaxation`` times the displacement that would cancel the error at stiffness K:
-      YADE's and PFC's rule), ``v_max`` towards ``F_t`` while no contact; clipped to
-      ``[-v_max, v_max]``; the velocity is ``v d``.
+    * ``v = gain (F_t - F)``, or with no gain given ``relaxation (F_t - F) / (K dt + C)``,
+      ``v_max`` towards ``F_t`` while no contact stores energy; clipped to ``[-v_max, v_max]``;
+      the velocity is ``v d``.
 
     The boundary power of the last evaluation is brought to the new velocity (``f . dv`` per
     contact), so that the next step's trapezoidal boundary work uses the velocity of that step.
@@ -248,10 +263,10 @@ def _find(state, kind: int, index: int) -> np.ndarray:
     return np.flatnonzero((si[:, SERVO_KIND] == kind) & (si[:, SERVO_TARGET] == index))
 
 
-def boundary_force(model, table, kind: int, index: int, direction) -> tuple[float, float]:
-    """``(F, K)``: the force (N) the active contacts of a wall or mesh exerted on the bodies along
-    ``direction`` at the last evaluation, and their secant stiffness along it (N/m), as
-    :func:`servo_update` computes them (NumPy, from the contact table)."""
+def boundary_force(model, table, kind: int, index: int, direction) -> tuple[float, float, float]:
+    """``(F, K, C)``: the force (N) the active contacts of a wall or mesh exerted on the bodies along
+    ``direction`` at the last evaluation, their stiffness (N/m) and damping bound (N s/m) along it,
+    as :func:`servo_update` computes them (NumPy, from the contact table: its twin)."""
     n = table.n_pairs
     j = table.pair_j[:n].astype(np.int64) - model.n_spheres
     if kind == SERVO_WALL:
@@ -266,8 +281,12 @@ def boundary_force(model, table, kind: int, index: int, direction) -> tuple[floa
     overlap = table.out[rows, OUT_OVERLAP]
     energy = table.out[rows, OUT_ELASTIC]
     ok = (overlap > 0.0) & (energy > 0.0)
-    k = np.sum(2.0 * energy[ok] / overlap[ok] ** 2 * (n_c[ok] @ d) ** 2)
-    return float((f @ d).sum()), float(k)
+    k = 2.0 * energy[ok] / overlap[ok] ** 2
+    c2 = (n_c[ok] @ d) ** 2
+    inv_m = model.inv_mass[table.pair_i[rows[ok]]]
+    with np.errstate(divide="ignore"):
+        damping = np.where(inv_m > 0.0, DAMPING_BOUND * np.sqrt(k / np.where(inv_m > 0.0, inv_m, 1.0)), 0.0)
+    return float((f @ d).sum()), float(np.sum(k * c2)), float(np.sum(damping * c2))
 
 
 def gap_area(model, state, idx: np.ndarray, par: np.ndarray) -> float:
@@ -286,15 +305,17 @@ def status(model, state, table) -> dict[str, np.ndarray]:
     n = si.shape[0]
     out = {"kind": np.array(["wall" if k == SERVO_WALL else "mesh" for k in si[:, SERVO_KIND]], dtype=object),
            "index": si[:, SERVO_TARGET].copy(), "force": np.zeros(n), "target_force": np.zeros(n),
-           "area": np.zeros(n), "stress": np.zeros(n), "velocity": np.zeros(n), "stiffness": np.zeros(n)}
+           "area": np.zeros(n), "stress": np.zeros(n), "velocity": np.zeros(n), "stiffness": np.zeros(n),
+           "damping": np.zeros(n)}
     for s in range(n):
         d = sp[s, SERVO_DIRECTION: SERVO_DIRECTION + 3]
         kind, index = int(si[s, SERVO_KIND]), int(si[s, SERVO_TARGET])
-        f, k = boundary_force(model, table, kind, index, d)
+        f, k, c = boundary_force(model, table, kind, index, d)
         area = gap_area(model, state, si[s], sp[s])
         vel = state.wall_velocities[index] if kind == SERVO_WALL else state.mesh_velocities[index]
         out["force"][s] = f
         out["stiffness"][s] = k
+        out["damping"][s] = c
         out["area"][s] = area
         out["target_force"][s] = sp[s, SERVO_VALUE] * area
         out["stress"][s] = f / area

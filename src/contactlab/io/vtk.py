@@ -13,7 +13,7 @@ Files written by :class:`VTKReporter` into its directory, for frame ``k``:
   the lines by ``force_magnitude`` to see force chains.
 * ``walls_<k>.vtp``: each plane wall as a square patch covering the spheres' bounding box, each
   cylinder wall as a tube of 48 quadrilaterals between its ends (an infinite end cut at the
-  extent of that patch); cell data ``wall`` (index) and ``velocity`` (m/s).
+  extent of such a patch); cell data ``wall`` (index) and ``velocity`` (m/s).
 * ``shapes_<k>.vtp``: the surface of every non-spherical body (ellipsoids, polyhedra, convex
   rolls) as triangles in their current position and orientation; cell data ``body`` (index),
   ``kind`` (see :mod:`contactlab.geometry.shapes`), ``velocity`` (m/s of the body's centre).
@@ -364,7 +364,8 @@ class VTKReporter(Reporter):
             # a cylinder: a polygonal tube between its ends (an infinite end: the particles' box)
             rc, _, low, high = m.wall_shape[w][:4]
             t_mid = float(np.dot(centre - p, n))
-            low, high = max(low, t_mid - h), min(high, t_mid + h)
+            low = low if np.isfinite(low) else t_mid - h
+            high = high if np.isfinite(high) else t_mid + h
             angles = np.linspace(0.0, 2.0 * np.pi, _TUBE_SIDES, endpoint=False)
             ring = rc * (np.cos(angles)[:, None] * a + np.sin(angles)[:, None] * b)
             pts += list(p + low * n + ring) + list(p + high * n + ring)
