@@ -25,12 +25,13 @@ __all__ = ["Scene"]
 @checked_api
 class Scene:
     """What to simulate: bodies (spheres, ellipsoids, convex polyhedra, convex rolls; in 2-D disks and
-    ellipses), plane walls, mesh walls, materials and gravity.
+    ellipses), plane and cylinder walls, mesh walls, materials and gravity.
 
     Build it with the ``add_*`` methods (each validates its input and either adds everything or
     nothing), then pass it to :class:`contactlab.Simulation`.  All quantities are SI.  Bodies of
     every shape share one index space, in the order they were added (``add_sphere``,
-    ``add_ellipsoid``, ... return that index); plane walls and mesh walls are numbered separately.
+    ``add_ellipsoid``, ... return that index); walls (plane and cylinder, one index space) and mesh
+    walls are numbered separately.
 
     Parameters
     ----------
