@@ -263,3 +263,13 @@ def test_servo_arguments_are_checked(glass):
     cyl = cl.Simulation(scene, cl.models.HertzMindlin(restitution=0.3, friction=0.0))
     with pytest.raises(InputError, match="cylinder"):
         cyl.servo_wall(w, target_force=1.0)
+
+
+def test_a_servo_wall_crushing_a_sphere_is_diagnosed_as_such(glass):
+    """A servo wall allowed to move far faster than the bodies can respond stops the run with a
+    diagnosis that names the servo and its max_speed (not a 'prescribed velocity')."""
+    sim, floor, top = _pressed_sphere(glass, cl.models.HertzMindlin(restitution=0.3, friction=0.0))
+    sim.servo_wall(top, target_force=10.0, max_speed=2.0)
+    with pytest.raises(cl.SimulationBlowUp, match="servo control.*max_speed") as err:
+        sim.run(steps=200)
+    assert err.value.cause == "driven_body"
