@@ -13,8 +13,7 @@ for the step they belong to.
   momentum); velocities predicted to ``n+1``; skin check.
 * ``reduce_kick``: per body, the partner sides of its contacts in a fixed order, gravity, local
   damping, the closing half kick, the non-finite check, and (fused) the next step's kick-drift.
-* ``move_walls`` / ``move_meshes``: kinematic walls and meshes; ``move_boundaries``: both, after the
-  velocities of the servo-controlled ones (:mod:`contactlab.engine.servo`).
+* ``move_walls`` / ``move_meshes``: kinematic walls and meshes.
 """
 from __future__ import annotations
 
@@ -26,12 +25,11 @@ from numba import prange
 from contactlab._jit import jit, kernel, pkernel
 from contactlab.engine.layout import (ACTIVE, FLAG_FAST, FLAG_REBUILD, FLAG_STATE_NAN, N_OWN, OUT_FORCE, OUT_TORQUE_J,
                                       OWN_BOUNDARY, OWN_DISSIPATION, OWN_FORCE, OWN_TORQUE)
-from contactlab.engine.servo import servo_update
 from contactlab.geometry.rotation import quat_matrix
 
 __all__ = ["kick_drift", "kick_drift_range", "reduce_kick", "reduce_kick_range", "kick_drift_block",
            "reduce_kick_block", "deferred_runs", "reduce_kick_deferred", "kick_drift_range_spheres", "reduce_kick_range_spheres", "move_walls", "move_meshes", "block_size",
-           "rotate_quaternion", "move_boundaries"]
+           "rotate_quaternion"]
 
 
 @jit
@@ -521,24 +519,3 @@ def move_meshes(dt, shape_data, meshes, motion, half_skin, flags):
         if math.sqrt(moved) + angle * mesh_size[msh] > half_skin:
             flags[FLAG_REBUILD] = 1
 
-
-@jit
-def move_boundaries(dt, model, state, table, run, shapes, walls):
-    """The walls' and meshes' motion over a step (arguments grouped as the step kernels take them,
-    :func:`contactlab.engine.kernels.advance`): the velocities of the servo-controlled ones first
-    (:func:`~contactlab.engine.servo.servo_update`, from the forces of the evaluation that ended
-    the step before), then the walls' and the meshes' translations.  A call of ``servo_update`` or
-    ``move_meshes`` costs ~30 ns even with nothing to do (its tuples of arrays): each is skipped then."""
-    radius, mass, inv_mass, inv_inertia, fixed, material, gravity, wall_normal, wall_material, pair_params = model
-    (pos, vel, angvel, quat, force, torque, wall_point, wall_vel, dissipated, diss_terms, boundary_work, boundary_power,
-     damping_work, damping_force) = state
-    i_start, pair_j, j_start, j_pairs, hist, out, status, ref_pos, wall_ref = table
-    vel_pred, angvel_pred, owner, half_skin, overlap_limit, n_blocks, local_damping, flags = run
-    bodies, rigid, meshes, motion = shapes
-    cylinders, servo = walls
-    if servo[0].shape[0] > 0:
-        servo_update(dt, servo, inv_mass, wall_point, wall_vel, wall_normal, meshes[4], motion[1], out, status,
-                     boundary_power)
-    move_walls(wall_point, wall_vel, wall_normal, wall_ref, dt, half_skin, flags, cylinders)
-    if meshes[0].shape[0] > 0:
-        move_meshes(dt, bodies[2], meshes, motion, half_skin, flags)

@@ -37,6 +37,10 @@ linked into every law's ``advance``.
 
 Kernels never raise: they set flags (see :mod:`contactlab.engine.layout`) and return.
 
+One concept, kept in one file although it is longer than the ~600 lines a module here aims at: the
+step kernels of one law, which :mod:`contactlab.engine.codegen` copies whole into one generated
+module per law (what does not depend on the law already lives in :mod:`contactlab.engine.integrate`).
+
 Parallel loops run over *blocks* (``prange`` over block numbers, a serial loop inside a compiled
 function per block, about eight blocks per thread).  Inside the serial loop the law, the narrow
 phase and the vector helpers are inlined, which makes the per-pair work as cheap as hand-written
@@ -73,7 +77,8 @@ from contactlab.engine.integrate import (block_size, deferred_runs, kick_drift, 
                                          reduce_kick_deferred,  # @@INTEGRATE_IMPORT@@
                                          kick_drift_range, move_meshes, move_walls,  # @@INTEGRATE_IMPORT@@
                                          reduce_kick, reduce_kick_block, reduce_kick_range,  # @@INTEGRATE_IMPORT@@
-                                         move_boundaries, reduce_kick_range_spheres)  # @@INTEGRATE_IMPORT@@
+                                         reduce_kick_range_spheres)  # @@INTEGRATE_IMPORT@@
+from contactlab.engine.servo import servo_update
 
 __all__ = ["advance", "advance_parallel", "pair_forces", "kick_drift", "reduce_kick", "probe", "move_meshes",
            "move_walls", "kick_drift_range", "reduce_kick_range"]  # the last two: the integrator's per-block kernels, re-exported
@@ -312,17 +317,11 @@ def _pairs_chunk(p0, p1, i_start, pair_j, pos, vel, angvel, mid_vel, mid_angvel,
 def pair_forces(i_start, pair_j, pos, vel, angvel, mid_vel, mid_angvel, radius, inv_mass, fixed,
                 material, wall_point, wall_normal, wall_vel, wall_material, pair_params, hist, out, status, owner,
                 boundary_power, dt, overlap_limit, flags, n_blocks, quat, bodies, meshes, cylinders):
-    """Evaluate the law on every candidate pair: per-sphere sums of the owner's side in ``owner``
-    (force, torque, dissipation, boundary work of the step), the partner's side per pair in ``out``;
-    ``boundary_power`` (per body, W) keeps the power of the driven bodies for the next step's
-    trapezoidal boundary work.
-
-    ``vel``/``angvel``: velocities at the force time (predicted); ``mid_vel``/``mid_angvel``: at
-    the middle of the step that just ended (they give the exact displacement increments).  ``dt``
-    is that step (0 for an evaluation that must not advance history).  ``hist[k]`` holds the law's
-    history of pair ``k`` (handed to the law as a tuple, the new tuple written back), ``out[k]`` its outputs (columns in ``layout``), ``status[k]`` ACTIVE,
-    INACTIVE or CLEARED.  A non-finite force shows up as a non-finite velocity in
-    :func:`reduce_kick`, which flags it; the launcher then names the contact.
+    """Evaluate the law on every candidate pair (:func:`_pairs_chunk` over blocks of bodies in
+    parallel): per-body sums of the owner's side in ``owner``, the partner's side per pair in
+    ``out``.  ``vel``/``angvel``: velocities at the force time (predicted); ``mid_vel``/``mid_angvel``:
+    at the middle of the step ``dt`` that just ended (0: an evaluation that advances no history).
+    A non-finite force shows up as a non-finite velocity in :func:`reduce_kick`, which flags it.
     """
     n = pos.shape[0]
     b = block_size(n, n_blocks)
@@ -377,7 +376,8 @@ def advance(n_steps, dt, resume, model, state, table, run, shapes, walls):
       mesh_quat, mesh_vel, mesh_angvel, mesh_material, scratch)`` and ``motion`` (see
       :func:`move_meshes`), as the narrow phases and the integrator take them;
     * ``walls = (cylinders, servo)``: ``(wall_kind, wall_shape)`` with cylinder walls, else None
-      (their branches compile away); the servo-controlled walls and meshes (:func:`move_boundaries`).
+      (their branches compile away); the servo-controlled walls and meshes (:func:`servo_update`,
+      called, when there are any, before the walls move).
     """
     radius, mass, inv_mass, inv_inertia, fixed, material, gravity, wall_normal, wall_material, pair_params = model
     (pos, vel, angvel, quat, force, torque, wall_point, wall_vel, dissipated, diss_terms, boundary_work, boundary_power,
@@ -386,7 +386,8 @@ def advance(n_steps, dt, resume, model, state, table, run, shapes, walls):
     vel_pred, angvel_pred, owner, half_skin, overlap_limit, n_blocks, local_damping, flags = run
     damping = (local_damping, damping_work, damping_force)
     bodies, rigid, meshes, motion = shapes
-    cylinders = walls[0]
+    cylinders, servo = walls
+    shape_data, servos, moving = bodies[2], servo[0].shape[0] > 0, meshes[0].shape[0] > 0  # once per call
     n = pos.shape[0]
     first = np.int64(0)  # an int64 like the parallel loops' block bounds (a literal compiles anew)
     if n_steps < 0:
@@ -402,7 +403,11 @@ def advance(n_steps, dt, resume, model, state, table, run, shapes, walls):
     if not resume:
         kick_drift_block(first, n, dt, pos, vel, angvel, quat, force, torque, inv_mass, inv_inertia, vel_pred,
                          angvel_pred, ref_pos, half_skin, flags, rigid)
-        move_boundaries(dt, model, state, table, run, shapes, walls)
+        if servos:
+            servo_update(dt, servo, wall_point, wall_vel, wall_normal, out, status, boundary_power)
+        move_walls(wall_point, wall_vel, wall_normal, wall_ref, dt, half_skin, flags, cylinders)
+        if moving:
+            move_meshes(dt, shape_data, meshes, motion, half_skin, flags)
         if _raised(flags):
             return 0, True
     for s in range(n_steps):
@@ -442,7 +447,11 @@ def advance(n_steps, dt, resume, model, state, table, run, shapes, walls):
                 kick_drift_block(first, n, dt, pos, vel, angvel, quat, force, torque, inv_mass, inv_inertia,
                                  vel_pred, angvel_pred, ref_pos, half_skin, flags, rigid)
         if not last:
-            move_boundaries(dt, model, state, table, run, shapes, walls)
+            if servos:
+                servo_update(dt, servo, wall_point, wall_vel, wall_normal, out, status, boundary_power)
+            move_walls(wall_point, wall_vel, wall_normal, wall_ref, dt, half_skin, flags, cylinders)
+            if moving:
+                move_meshes(dt, shape_data, meshes, motion, half_skin, flags)
         if _raised(flags):
             return s + 1, not last
     return n_steps, False
@@ -478,7 +487,8 @@ def advance_parallel(n_steps, dt, resume, model, state, table, run, shapes, wall
     vel_pred, angvel_pred, owner, half_skin, overlap_limit, n_blocks, local_damping, flags = run
     damping = (local_damping, damping_work, damping_force)
     bodies, rigid, meshes, motion = shapes
-    cylinders = walls[0]
+    cylinders, servo = walls
+    shape_data, servos, moving = bodies[2], servo[0].shape[0] > 0, meshes[0].shape[0] > 0  # once per call
     n = pos.shape[0]
     # the sweep of the serial step (see advance) over a few contiguous ranges of bodies in
     # parallel; the bodies of a range that pairs of an earlier range act on are reduced after all
@@ -499,7 +509,11 @@ def advance_parallel(n_steps, dt, resume, model, state, table, run, shapes, wall
     if not resume:
         kick_drift(dt, pos, vel, angvel, quat, force, torque, inv_mass, inv_inertia, vel_pred, angvel_pred,
                    ref_pos, half_skin, flags, n_blocks, rigid)
-        move_boundaries(dt, model, state, table, run, shapes, walls)
+        if servos:
+            servo_update(dt, servo, wall_point, wall_vel, wall_normal, out, status, boundary_power)
+        move_walls(wall_point, wall_vel, wall_normal, wall_ref, dt, half_skin, flags, cylinders)
+        if moving:
+            move_meshes(dt, shape_data, meshes, motion, half_skin, flags)
         if _raised(flags):
             return 0, True
     for s in range(n_steps):
@@ -512,7 +526,11 @@ def advance_parallel(n_steps, dt, resume, model, state, table, run, shapes, wall
         if not last:
             kick_drift(dt, pos, vel, angvel, quat, force, torque, inv_mass, inv_inertia, vel_pred, angvel_pred,
                        ref_pos, half_skin, flags, n_blocks, rigid)
-            move_boundaries(dt, model, state, table, run, shapes, walls)
+            if servos:
+                servo_update(dt, servo, wall_point, wall_vel, wall_normal, out, status, boundary_power)
+            move_walls(wall_point, wall_vel, wall_normal, wall_ref, dt, half_skin, flags, cylinders)
+            if moving:
+                move_meshes(dt, shape_data, meshes, motion, half_skin, flags)
         if _raised(flags):
             return s + 1, not last
     return n_steps, False

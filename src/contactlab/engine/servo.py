@@ -64,14 +64,14 @@ DAMPING_BOUND = 4.0
 
 
 @kernel
-def servo_update(dt, servo, inv_mass, wall_point, wall_vel, wall_normal, mesh_vel, mesh_first, out, status,
-                 boundary_power):
+def servo_update(dt, servo, wall_point, wall_vel, wall_normal, out, status, boundary_power):
     """Set the velocity of every servo-controlled wall or mesh for the next step.
 
-    ``servo = (servo_index, servo_param, pair_i, bound_start, bound_pairs)``: the controllers (rows
-    of ``State.servo_index``/``servo_param``, columns ``SERVO_*`` of :mod:`contactlab.engine.layout`),
-    the pairs' first bodies and the CSR of the pairs by wall or mesh triangle.  For each, in a fixed
-    order (serial: bit-identical at any thread count):
+    ``servo = (servo_index, servo_param, pair_i, bound_start, bound_pairs, inv_mass, mesh_vel,
+    mesh_first)``: the controllers (rows of ``State.servo_index``/``servo_param``, columns
+    ``SERVO_*`` of :mod:`contactlab.engine.layout`), the pairs' first bodies, the CSR of the pairs by
+    wall or mesh triangle, the bodies' inverse masses, the meshes' velocities and first triangles.
+    For each, in a fixed order (serial: bit-identical at any thread count):
 
     * ``F``, N: the force its active contacts exerted on the bodies at the last evaluation, along
       its direction ``d`` (into the bodies): compression > 0;
@@ -86,7 +86,7 @@ def servo_update(dt, servo, inv_mass, wall_point, wall_vel, wall_normal, mesh_ve
     The boundary power of the last evaluation is brought to the new velocity (``f . dv`` per
     contact), so that the next step's trapezoidal boundary work uses the velocity of that step.
     """
-    servo_index, servo_param, pair_i, bound_start, bound_pairs = servo
+    servo_index, servo_param, pair_i, bound_start, bound_pairs, inv_mass, mesh_vel, mesh_first = servo
     n_walls = wall_point.shape[0]
     for s in range(servo_index.shape[0]):
         target = servo_index[s, SERVO_TARGET]

@@ -287,7 +287,9 @@ class Stepper:
         if s.servo_index.shape[0] and not t.track_boundaries:
             t.track_boundaries = True
             t.index_boundaries()
-        return self.cylinders, (s.servo_index, s.servo_param, t.pair_i, t.bound_start, t.bound_pairs)
+        m = self.model
+        return self.cylinders, (s.servo_index, s.servo_param, t.pair_i, t.bound_start, t.bound_pairs, m.inv_mass,
+                                s.mesh_velocities, m.mesh_first)
 
     def evaluate_forces(self) -> None:
         """Forces and torques at the current state without advancing anything (start of a run,
