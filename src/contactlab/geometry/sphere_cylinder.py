@@ -21,8 +21,8 @@ distance from the axis, ``e`` the unit radial direction):
   circle: height = the distance from the centre to the nearest point of the circle, normal
   towards that point.  Lateral and rim contacts join continuously at the end planes.  A sphere
   passes out of the open end without a force as long as it keeps clear of the rim.  ``side``
-  then only tells where the bodies are meant to start (the initial-overlap check of the
-  simulation is the same for both sides).
+  makes no difference to an open-ended tube (but for a centre exactly on the surface, which
+  counts as on that side).
 
 Curvature (``radius`` of the record, the effective radius the laws use; ``radius_j`` stays
 ``inf``, so that laws which treat the partner of radius ``inf`` as a wall, e.g. the connector

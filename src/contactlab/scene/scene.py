@@ -450,7 +450,8 @@ class Scene:
             As for a plane wall: its elastic constants enter the contact stiffness.
         side : "inside" or "outside"
             Where the bodies are: inside the cylinder (a silo, a triaxial cell, a drum) or around it
-            (a pillar).
+            (a pillar).  It decides the contacts of an infinite cylinder; an open-ended tube is
+            touched from either side.
         length : None or 2 floats (low, high), m
             None: an infinite cylinder, one-sided like a plane.  ``(low, high)``: an open-ended tube
             between those positions along ``axis_direction`` from ``axis_point`` (one of them may
