@@ -66,7 +66,8 @@ def profile(n: int, threads: int, order: str = "lattice", scene_kind: str = "lat
     def pair_pass():
         k.pair_forces(t.i_start, t.pair_j, pos_, st.vel_pred, st.angvel_pred, vel, angvel, radius, inv_mass, fixed,
                       material, wall_point, wall_normal, wall_vel, wall_material, pair_params, t.hist, t.out,
-                      t.status, st.owner, boundary_power, 0.0, st.max_overlap, st.flags, blocks, quat, bodies, meshes)
+                      t.status, st.owner, boundary_power, 0.0, st.max_overlap, st.flags, blocks, quat, bodies, meshes,
+                      st.cylinders)
 
     def reduction():
         k.reduce_kick(t.j_start, t.j_pairs, t.out, t.status, st.owner, mass, inv_mass, inv_inertia, gravity, pos_, vel, angvel,

@@ -151,3 +151,15 @@ def test_python_blocks_of_the_2d_pages_run(page, capsys):
     for block in blocks:
         exec(compile(block, f"docs/{page}", "exec"), {})
     assert capsys.readouterr().out.count("\n") >= (0 if page == "shapes.md" else 2)
+
+
+def test_python_blocks_of_the_walls_page_run(capsys, monkeypatch):
+    """The Python blocks of docs/walls.md (cylinder walls, a servo wall, the triaxial example) run as
+    written, from the repository's root."""
+    monkeypatch.chdir(ROOT)
+    monkeypatch.setattr("sys.path", list(__import__("sys").path))
+    blocks = re.findall(r"```python\n(.*?)```", (ROOT / "docs" / "walls.md").read_text(), re.S)
+    assert len(blocks) == 3
+    for block in blocks:
+        exec(compile(block, "docs/walls.md", "exec"), {})
+    assert capsys.readouterr().out.count("\n") >= 4

@@ -167,11 +167,12 @@ def _pair(sim, c: dict, k: int) -> dict:
     elif w >= 0:
         side_j = dict(name=f"wall {w}", radius=math.inf, material=m.materials[int(m.wall_material[w])],
                       mass=math.inf, velocity=s.wall_velocities[w].copy(), body=-1, fixed=True,
-                      driven=bool(np.any(s.wall_velocities[w])))
+                      driven=bool(np.any(s.wall_velocities[w])), servo=_servo_controlled(s, layout.SERVO_WALL, w))
     else:
         side_j = dict(name=_partner_name(m, c, k), radius=math.inf, material=m.materials[int(m.mesh_material[q])],
                       mass=math.inf, velocity=s.mesh_velocities[q].copy(), body=-1, fixed=True,
-                      driven=bool(np.any(s.mesh_velocities[q]) or np.any(s.mesh_angular_velocities[q])))
+                      driven=bool(np.any(s.mesh_velocities[q]) or np.any(s.mesh_angular_velocities[q])),
+                      servo=_servo_controlled(s, layout.SERVO_MESH, q))
     # rate of change of the overlap: the two centres approaching along the normal (i -> j)
     closing = float(np.dot(side_i["velocity"] - side_j["velocity"], n))
     return dict(i=side_i, j=side_j, normal=n, closing_speed=closing, overlap=float(c["overlap"][k]),
@@ -321,6 +322,13 @@ def _overlap_blowup(sim, when: str, base: dict, law_name: str) -> SimulationBlow
             if push <= 0.0 or not held:
                 continue
             details.update(driven=driven["name"], driven_speed=push, held_by=held)
+            if driven.get("servo"):
+                return blowup("driven_body", (
+                    f"{driven['name']} moves under servo control, {push:.4g} m/s into {free['name']}, which is "
+                    f"held by {', '.join(held[:3])}{' ...' if len(held) > 3 else ''}; its target force is not "
+                    f"reached before this contact's overlap passes the guard (dt={dt:.3g} s is {dt_ratio:.2g} of "
+                    f"the stability limit). Give it a lower max_speed (sim.servo_wall(..., max_speed=...)) so that "
+                    f"the bodies have time to rearrange, a lower target, or stiffer contacts."))
             return blowup("driven_body", (
                 f"{driven['name']} moves with a prescribed velocity, {push:.4g} m/s into {free['name']}, which is "
                 f"held by {', '.join(held[:3])}{' ...' if len(held) > 3 else ''}; no force slows a prescribed "
@@ -410,6 +418,12 @@ def _overlap_blowup(sim, when: str, base: dict, law_name: str) -> SimulationBlow
         f"the contact is soft for the load it carries: {pair['normal_force']:.4g} N{stiff}, nearly in equilibrium "
         f"(the net force on the bodies along the normal is {_fmt_pct(inertial)} of it).{note} {fix}otherwise make "
         f"the contact stiffer (the law's stiffness, or Young's modulus) or the load smaller."))
+
+
+def _servo_controlled(state, kind: int, index: int) -> bool:
+    """Whether wall or mesh ``index`` (``kind``: ``layout.SERVO_WALL`` or ``SERVO_MESH``) is servo-controlled."""
+    si = state.servo_index
+    return si is not None and bool(np.any((si[:, layout.SERVO_KIND] == kind) & (si[:, layout.SERVO_TARGET] == index)))
 
 
 def _driven_bodies(sim) -> list[str]:

@@ -13,6 +13,7 @@ from dataclasses import dataclass, field
 import numpy as np
 
 from .geometry.shapes import ROLL
+from .geometry.sphere_cylinder import N_WALL_SHAPE, WALL_CYLINDER
 from .materials import Material
 
 __all__ = ["Model"]
@@ -34,8 +35,13 @@ class Model:
     inv_inertia : (N,) float64, 1/(kg m^2), per body; 0 for fixed bodies
     material : (N,) uint16, per body, index into ``materials``
     fixed : (N,) bool, per body: kinematic body that moves at its prescribed velocity
-    wall_normal : (W, 3) float64, unit, per wall: points into the half-space of the bodies
+    wall_normal : (W, 3) float64, unit, per wall: points into the half-space of the bodies (a
+        cylinder wall: its axis)
     wall_material : (W,) uint16, per wall, index into ``materials``
+    wall_kind : (W,) uint8, per wall: WALL_PLANE or WALL_CYLINDER (:mod:`contactlab.geometry.sphere_cylinder`)
+    wall_shape : (W, 4) float64, per wall: a cylinder's radius (m), side (+1 inside, -1 outside) and
+        ends along its axis (m, infinite for none), columns ``CYL_*`` of
+        :mod:`contactlab.geometry.sphere_cylinder`; zero for a plane
     materials : tuple of Material, per material
     gravity : (3,) float64, m/s^2
     shape_kind : (N,) uint8, per body: SPHERE, ELLIPSOID, POLYHEDRON, ROLL, ELLIPSE (2-D)
@@ -86,6 +92,8 @@ class Model:
     mesh_size: np.ndarray | None = None
     dimension: int = 3
     thickness: float = 1.0
+    wall_kind: np.ndarray | None = None
+    wall_shape: np.ndarray | None = None
     inv_principal_inertia: np.ndarray = field(init=False, repr=False)
 
     def __post_init__(self):
@@ -102,6 +110,8 @@ class Model:
             tri_ref=lambda: np.zeros(0, dtype=np.int64),
             mesh_local=lambda: np.zeros((0, 9)),
             mesh_size=lambda: np.zeros(0),
+            wall_kind=lambda: np.zeros(self.wall_normal.shape[0], dtype=np.uint8),
+            wall_shape=lambda: np.zeros((self.wall_normal.shape[0], N_WALL_SHAPE)),
         )
         for name, make in defaults.items():
             if getattr(self, name) is None:
@@ -142,6 +152,11 @@ class Model:
     def n_walls(self) -> int:
         """Number of walls W."""
         return int(self.wall_normal.shape[0])
+
+    @property
+    def has_cylinders(self) -> bool:
+        """True when a wall is a cylinder (the kernels then carry its narrow phase)."""
+        return bool((self.wall_kind == WALL_CYLINDER).any())
 
     @property
     def n_materials(self) -> int:

@@ -13,6 +13,7 @@ import numpy as np
 
 from .engine import layout
 from .geometry.rotation import rotation_matrices, rotation_matrix
+from .geometry.sphere_cylinder import WALL_PLANE, cylinder_surface_np
 
 __all__ = ["pair_data", "contacts", "contact", "n_contacts", "wall_forces", "mesh_forces", "mesh_torques",
            "mesh_triangles", "energy", "linear_momentum", "angular_momentum", "spin_momenta", "summary",
@@ -56,6 +57,13 @@ def pair_data(model, state, table, law, i: np.ndarray, jraw: np.ndarray, rows: n
         overlap[is_wall] = ri[is_wall] - height
         displacement[is_wall] = -height[:, None] * m.wall_normal[w]
         rel_vel[is_wall] = s.wall_velocities[w] - s.velocities[i[is_wall]]
+        for c in np.unique(w[m.wall_kind[w] != WALL_PLANE]):
+            # a cylinder wall: its surface's nearest point (sphere_cylinder's rules)
+            sel = np.flatnonzero(wall == c)
+            h, n, _ = cylinder_surface_np(xi[sel], s.wall_points[c], m.wall_normal[c], m.wall_shape[c])
+            normal[sel] = n
+            overlap[sel] = ri[sel] - h
+            displacement[sel] = h[:, None] * n
     if is_tri.any():
         q = mesh[is_tri]
         displacement[is_tri] = s.mesh_positions[q] - xi[is_tri]

@@ -27,6 +27,7 @@ from .bonds import BondLog, bond_pairs
 from .diagnosis import diagnose, initial_overlap_error
 from .engine import layout
 from .engine.launch import debug_probes
+from .engine import servo
 from .engine.stepper import Stepper, checked_shape_contact
 from .errors import InputError, SimulationBlowUp
 from .frozen_model import Model
@@ -350,9 +351,116 @@ class Simulation:
         self._refresh_forces()
 
     def set_wall_velocity(self, w: int, velocity) -> None:
-        """Set the translation velocity (m/s) of wall ``w``."""
-        self.state.wall_velocities[wall_index(self.model, w)] = self._vector("velocity", velocity)
+        """Set the translation velocity (m/s) of wall ``w`` (a servo-controlled wall is released:
+        strain control from now on)."""
+        w = wall_index(self.model, w)
+        v = self._vector("velocity", velocity)
+        servo.release(self.state, servo.KINDS["wall"], w)
+        self.state.wall_velocities[w] = v
         self._refresh_forces()
+
+    # ------------------------------------------------------------------ servo-controlled walls
+    def servo_wall(self, wall: int, *, target_force: float | None = None, target_stress: float | None = None,
+                   area: float | None = None, area_from=None, gain: float | None = None,
+                   relaxation: float = servo.DEFAULT_RELAXATION, max_speed: float | None = None) -> None:
+        """Move plane wall ``wall`` along its normal so that the force of the bodies on it follows a
+        target (stress control), from the next step on, until :meth:`release_servo` or
+        :meth:`set_wall_velocity`.
+
+        Give ``target_force`` (N, the normal force, compression > 0) or ``target_stress`` (Pa) with
+        ``area`` (m^2, constant) or ``area_from=((a1, b1), (a2, b2))``: two pairs of opposite plane
+        walls whose gaps multiply to the area as they move (the top wall of a box: its two pairs of
+        lateral walls; in a 2-D scene one pair, times the thickness).  Each step the wall's velocity
+        is ``clip(G (F_t - F), -max_speed, max_speed)`` along its normal, ``F`` the force at the
+        end of the step before; the gain ``G`` (m/(s N)) is ``gain``, or by default
+        ``relaxation / (K dt + C)`` with ``K`` and ``C`` the stiffness and a bound of the damping
+        of the wall's contacts then: each step the wall removes at most ``relaxation`` (0 < r <= 1,
+        default 0.5) of the force error (YADE's and PFC's rule, dashpots counted; stable, see
+        :mod:`contactlab.engine.servo`).  ``max_speed`` (m/s): default 1e-4 times the smallest
+        body radius per step (slow: give a quasi-static rate for a packing).  Runs inside the
+        compiled step, deterministic, checkpointed.
+
+        Example
+        -------
+        >>> import contactlab as cl
+        >>> glass = cl.Material(density=2500.0, young=1e7, poisson=0.3)
+        >>> scene = cl.Scene(gravity=(0, 0, 0))
+        >>> _ = scene.add_sphere(position=(0, 0, 1e-3), radius=1e-3, material=glass)
+        >>> floor = scene.add_wall(point=(0, 0, 0), normal=(0, 0, 1), material=glass)
+        >>> top = scene.add_wall(point=(0, 0, 2.001e-3), normal=(0, 0, -1), material=glass)
+        >>> sim = cl.Simulation(scene, model=cl.models.HertzMindlin(restitution=0.3, friction=0.0))
+        >>> sim.servo_wall(top, target_force=0.05)
+        >>> sim.run(duration=0.02)
+        >>> round(float(sim.servo_status()["force"][0]), 4)
+        0.05
+        """
+        w = wall_index(self.model, wall)
+        rows = servo.servo_rows(self.model, kind=servo.KINDS["wall"], index=w,
+                                direction=servo.wall_direction(self.model, w), target_force=target_force,
+                                target_stress=target_stress, area=area, area_from=area_from, gain=gain,
+                                relaxation=relaxation, max_speed=self._servo_speed(max_speed))
+        servo.install(self.state, *rows)
+
+    def servo_mesh(self, mesh: int, direction, *, target_force: float | None = None,
+                   target_stress: float | None = None, area: float | None = None, area_from=None,
+                   gain: float | None = None, relaxation: float = servo.DEFAULT_RELAXATION,
+                   max_speed: float | None = None) -> None:
+        """:meth:`servo_wall` for a mesh wall, which translates along ``direction`` (3 floats, the
+        direction in which it presses on the bodies); the force is that of its triangles' contacts
+        along it.  The mesh keeps its angular velocity; :meth:`release_servo` (``mesh=...``) or
+        :meth:`set_mesh_velocity` with a velocity ends the control."""
+        q = mesh_index(self.model, mesh)
+        rows = servo.servo_rows(self.model, kind=servo.KINDS["mesh"], index=q,
+                                direction=servo.mesh_direction(direction), target_force=target_force,
+                                target_stress=target_stress, area=area, area_from=area_from, gain=gain,
+                                relaxation=relaxation, max_speed=self._servo_speed(max_speed))
+        servo.install(self.state, *rows)
+
+    def _servo_speed(self, max_speed) -> float:
+        if max_speed is not None:
+            return as_positive("max_speed", max_speed, "m/s")
+        if self._dt is None:
+            raise InputError("max_speed: its default (1e-4 of the smallest radius per step) needs the time step, "
+                             "which is not set; give max_speed=... (m/s) or set sim.dt first")
+        free = ~self.model.fixed
+        r = float(self.model.contact_radius[free].min() if free.any() else self.model.contact_radius.min())
+        return servo.DEFAULT_STEP_FRACTION * r / self._dt
+
+    def release_servo(self, wall: int | None = None, *, mesh: int | None = None) -> None:
+        """End the servo control of a wall (or ``mesh=q``); it stops (translation velocity zero)."""
+        if (wall is None) == (mesh is None):
+            raise InputError("give exactly one of wall (an index) or mesh=... (an index)")
+        if wall is not None:
+            w = wall_index(self.model, wall)
+            if not servo.release(self.state, servo.KINDS["wall"], w):
+                raise InputError(f"wall {w} is not servo-controlled")
+            self.state.wall_velocities[w] = 0.0
+        else:
+            q = mesh_index(self.model, mesh)
+            if not servo.release(self.state, servo.KINDS["mesh"], q):
+                raise InputError(f"mesh {q} is not servo-controlled")
+            self.state.mesh_velocities[q] = 0.0
+        self._refresh_forces()
+
+    def servo_status(self) -> dict[str, np.ndarray]:
+        """The servo-controlled walls and meshes, one row each in the order they were set:
+        ``kind`` ("wall" or "mesh"), ``index``, ``force`` (N: of the bodies on it along its
+        direction at the last evaluation, compression > 0), ``target_force`` (N, now), ``area``
+        (m^2, now; 1 for a force target), ``stress`` (Pa, ``force / area``), ``velocity`` (m/s
+        along its direction, of the last step), ``stiffness`` (N/m) and ``damping`` (N s/m): its
+        contacts' ``K`` and ``C``, which set the default gain (:mod:`contactlab.engine.servo`)."""
+        return servo.status(self.model, self.state, self.stepper.table)
+
+    def wall_stress(self, wall: int, *, area: float | None = None, area_from=None) -> float:
+        """Normal stress (Pa, compression > 0) of the bodies on plane wall ``wall``: its normal force
+        at the last evaluation over ``area`` (m^2) or the area of ``area_from`` (as in
+        :meth:`servo_wall`), e.g. the axial stress on a strain-controlled platen."""
+        w = wall_index(self.model, wall)
+        idx, par = servo.servo_rows(self.model, kind=servo.KINDS["wall"], index=w,
+                                    direction=servo.wall_direction(self.model, w), target_force=None, target_stress=0.0,
+                                    area=area, area_from=area_from, gain=None, relaxation=1.0, max_speed=1.0)
+        force = servo.boundary_force(self.model, self.stepper.table, servo.KINDS["wall"], w, self.model.wall_normal[w])[0]
+        return force / servo.gap_area(self.model, self.state, idx, par)
 
     def _refresh_forces(self):
         """Evaluate the forces again at the current state (after a change of velocities or of the
@@ -656,10 +764,11 @@ class Simulation:
 
     def set_mesh_velocity(self, mesh: int, velocity=None, angular_velocity=None) -> None:
         """Set the translation velocity (m/s) and/or angular velocity (rad/s, about its reference
-        point) of a mesh wall from now on."""
+        point) of a mesh wall from now on (a velocity ends its servo control)."""
         q = mesh_index(self.model, mesh)
         if velocity is not None:
             self.state.mesh_velocities[q] = as_vec3("velocity", velocity)
+            servo.release(self.state, servo.KINDS["mesh"], q)
         if angular_velocity is not None:
             self.state.mesh_angular_velocities[q] = as_vec3("angular_velocity", angular_velocity)
         self._refresh_forces()

@@ -25,6 +25,8 @@ from scipy.spatial import cKDTree
 from ._arguments import as_positive
 from .errors import InputError, LawError, StabilityError
 from .geometry.shapes import ELLIPSE
+from .geometry.sphere_cylinder import (CONCAVE, CONVEX, CYL_HIGH, CYL_LOW, CYL_RADIUS, CYL_SIDE, WALL_PLANE,
+                                       cylinder_contact_radius_np, cylinder_surface_np)
 from .laws.base import ContactModel, PairCase, verlet_limit
 from .probe import probe
 
@@ -76,12 +78,18 @@ def stability_limit(model, contact_model: ContactModel, max_overlap: float) -> S
     mats = m.materials
     accuracy = getattr(contact_model, "accuracy_limit", None)
     for a, ra, ma, ia, pa in free_reps:
-        others = [(f"sphere {pb}", b, rb, mb, ib) for (b, rb, mb, ib, pb) in free_reps + fixed_reps if pb != pa]
-        others += [(f"wall {w}", int(m.wall_material[w]), math.inf, math.inf, math.inf) for w in range(m.n_walls)]
-        others += [(f"mesh {q} ({m.mesh_names[q]})", int(m.mesh_material[q]), math.inf, math.inf, math.inf)
+        # (label, material, radius of i as the law sees it, radius, mass and inertia of j)
+        others = [(f"sphere {pb}", b, ra, rb, mb, ib) for (b, rb, mb, ib, pb) in free_reps + fixed_reps if pb != pa]
+        others += [(f"wall {w}", int(m.wall_material[w]), ra, math.inf, math.inf, math.inf) for w in range(m.n_walls)
+                   if m.wall_kind[w] == WALL_PLANE]
+        # a cylinder wall: a plane seen by a sphere of the contact's effective radius (the stiffer,
+        # concave side when bodies can touch it from inside), at the sphere's own reference overlap
+        others += [(f"cylinder wall {w}", int(m.wall_material[w]), _cylinder_radius(m.wall_shape[w], ra), math.inf,
+                    math.inf, math.inf) for w in range(m.n_walls) if m.wall_kind[w] != WALL_PLANE]
+        others += [(f"mesh {q} ({m.mesh_names[q]})", int(m.mesh_material[q]), ra, math.inf, math.inf, math.inf)
                    for q in range(m.n_meshes)]
-        for label, b, rb, mb, ib in others:
-            case = PairCase(mats[a], mats[b], ra, rb, ma, mb, ia, ib, max_overlap * min(ra, rb))
+        for label, b, r_i, rb, mb, ib in others:
+            case = PairCase(mats[a], mats[b], r_i, rb, ma, mb, ia, ib, max_overlap * min(ra, rb))
             limit = contact_model.stability_limit(case)
             if limit < best:
                 what = "sphere" if m.shape_kind[pa] == 0 else "body"
@@ -89,6 +97,14 @@ def stability_limit(model, contact_model: ContactModel, max_overlap: float) -> S
             if accuracy is not None:
                 accuracy_limit = min(accuracy_limit, float(accuracy(case)))
     return StabilityLimit(best, where, accuracy_limit)
+
+
+def _cylinder_radius(shape, r: float) -> float:
+    """The effective radius (m) of a sphere of radius ``r`` on a cylinder wall (``shape``: its row of
+    ``Model.wall_shape``): the concave one when a body can be inside, else the convex one."""
+    open_ended = shape[CYL_LOW] > -math.inf or shape[CYL_HIGH] < math.inf
+    what = CONCAVE if shape[CYL_SIDE] > 0 or open_ended else CONVEX
+    return float(cylinder_contact_radius_np(np.array([r]), shape[CYL_RADIUS], np.array([what]))[0])
 
 
 def default_dt_fraction(contact_model: ContactModel) -> float:
@@ -141,7 +157,10 @@ def check_initial_sphere_overlaps(model, state, tolerance: float) -> None:
                 f"at the start; at most {100 * tol:.3g}% is allowed (initial_overlap_tolerance={tol:g}); "
                 f"{int(bad.sum())} pair(s) overlap too much")
     for w in range(m.n_walls):
-        h = (pos - s.wall_points[w]) @ m.wall_normal[w]
+        if m.wall_kind[w] == WALL_PLANE:
+            h = (pos - s.wall_points[w]) @ m.wall_normal[w]
+        else:
+            h = cylinder_surface_np(pos, s.wall_points[w], m.wall_normal[w], m.wall_shape[w])[0]
         ratio = (r - h) / r
         bad = (ratio > tol) & ~m.fixed & (m.shape_kind == 0)
         if bad.any():

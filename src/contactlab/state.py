@@ -49,6 +49,9 @@ class State:
         across restarts)
     initial_energy : dict of float, J: the energy terms at the start of the simulation (the
         reference of ``energy()["balance_error"]``), None until the first evaluation
+    servo_index : (S, 6) int64 and servo_param : (S, 8) float64, per servo-controlled wall or mesh:
+        what moves and the walls whose gaps give its area, and the direction, target, area factor,
+        gain, relaxation and speed limit (columns ``SERVO_*`` of :mod:`contactlab.engine.layout`)
 
     Per-sphere arrays hold one row per body (spheres and every other shape, in the order added).
     """
@@ -77,6 +80,8 @@ class State:
     time_base: float = 0.0
     step_base: int = 0
     initial_energy: dict | None = None
+    servo_index: np.ndarray | None = None
+    servo_param: np.ndarray | None = None
 
     def time_at(self, step: int, dt: float) -> float:
         """Simulated time (s) at ``step`` for the time step ``dt`` set at ``step_base``."""

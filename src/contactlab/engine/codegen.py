@@ -204,8 +204,9 @@ def _make_debug(lines, law_module):
     lines.insert(law_line + 1, f"from contactlab.engine.codegen import python_law as _python_law\n"
                                f"LAW = _python_law({law_module!r})  # debug mode: the law as plain Python\n")
     lines.append("\n\n# debug mode: the building blocks as plain Python\n"
-                 "add, cross, dot, scale, sub, sphere_sphere, sphere_wall = (\n"
-                 "    f.py_func for f in (add, cross, dot, scale, sub, sphere_sphere, sphere_wall))\n")
+                 "add, cross, dot, scale, sub, sphere_sphere, sphere_wall, sphere_cylinder, cylinder_surface = (\n"
+                 "    f.py_func for f in (add, cross, dot, scale, sub, sphere_sphere, sphere_wall, sphere_cylinder,\n"
+                 "                        cylinder_surface))\n")
 
 
 def python_law(law_module: str):

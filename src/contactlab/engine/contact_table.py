@@ -4,7 +4,7 @@ from __future__ import annotations
 import numpy as np
 
 from .._jit import n_blocks
-from ..neighbors.celllist import build_pairs, transpose_pairs
+from ..neighbors.celllist import boundary_pairs, build_pairs, transpose_pairs
 from ..neighbors.exclusions import filter_pairs
 from ..neighbors.triangles import triangle_pairs
 from .history_match import remap_pairs
@@ -30,6 +30,8 @@ class ContactTable:
     ref_pos : (N, 3) float64, m: sphere positions at the last build
     wall_ref : (W, 3) float64, m: wall points at the last build
     mesh_ref_pos : (Mm, 3) float64, m, and mesh_ref_quat : (Mm, 4): each mesh's pose at the last build
+    bound_start, bound_pairs : CSR of the pairs by wall or mesh triangle (row ``j - N``), kept only
+        while ``track_boundaries`` is set (servo-controlled walls and meshes sum their forces)
     skin : float, m
     builds : int, number of builds so far
     """
@@ -56,6 +58,15 @@ class ContactTable:
         self.mesh_ref_pos = np.zeros((n_meshes, 3))
         self.mesh_ref_quat = np.tile([1.0, 0.0, 0.0, 0.0], (n_meshes, 1))
         self.builds = 0
+        #: keep the CSR of pairs by wall and triangle (``bound_start``, ``bound_pairs``) at each build
+        self.track_boundaries = False
+        self.bound_start = np.zeros(n_walls + n_triangles + 1, dtype=np.int64)
+        self.bound_pairs = np.zeros(0, dtype=INDEX)
+
+    def index_boundaries(self) -> None:
+        """(Re)build the CSR of the pairs by wall or mesh triangle (``bound_start``, ``bound_pairs``)."""
+        self.bound_start, self.bound_pairs = boundary_pairs(self.n_spheres, self.n_bodies - self.n_spheres,
+                                                            self.n_pairs, self.pair_j)
 
     def _empty(self, capacity: int):
         return (np.empty(capacity, dtype=INDEX), np.empty(capacity, dtype=INDEX),
@@ -70,7 +81,7 @@ class ContactTable:
         return self.pair_i[sel].astype(np.int64), self.pair_j[sel].astype(np.int64)
 
     def rebuild(self, pos, radius, fixed, wall_point, wall_normal, exclusions=None, material=None,
-                wall_material=None, extra_pairs=None, triangles=None, mesh_pose=None):
+                wall_material=None, extra_pairs=None, triangles=None, mesh_pose=None, walls=None):
         """Build the list around the current positions and carry each pair's data over.
 
         ``exclusions`` (:class:`~contactlab.neighbors.exclusions.Exclusions`, with the per-body
@@ -79,10 +90,12 @@ class ContactTable:
         whatever their distance.  ``triangles = (shape_data, tri_ref)``: the mesh triangles'
         coordinates (see :mod:`contactlab.geometry.shapes`), whose pairs with free bodies join the
         list after each body's walls; ``mesh_pose = (positions, orientations)`` of the meshes, the
-        reference their motion is measured from until the next build.
+        reference their motion is measured from until the next build.  ``walls = (wall_kind,
+        wall_shape)`` for cylinder walls (None: planes only).
         """
         sp_i, sp_j, sp_hist, sp_out, sp_status = self._spare
-        new_i, new_j, n_new, i_start = build_pairs(pos, radius, fixed, self.skin, wall_point, wall_normal, sp_i, sp_j)
+        new_i, new_j, n_new, i_start = build_pairs(pos, radius, fixed, self.skin, wall_point, wall_normal, sp_i, sp_j,
+                                                   walls=walls)
         if triangles is not None and len(triangles[1]):
             ti, tj = triangle_pairs(pos, radius, fixed, self.skin, triangles[0], triangles[1], self.first_triangle)
             if len(ti):
@@ -110,6 +123,8 @@ class ContactTable:
             self.mesh_ref_pos[...] = mesh_pose[0]
             self.mesh_ref_quat[...] = mesh_pose[1]
         self.builds += 1
+        if self.track_boundaries:
+            self.index_boundaries()
 
     def _merge(self, new_i, new_j, n_new, keep_i, keep_j):
         """The sorted union of the built pairs and the pairs that must stay (NumPy, once per rebuild)."""
@@ -145,6 +160,8 @@ class ContactTable:
         self.mesh_ref_quat = np.array(mesh_ref_quat, dtype=np.float64).reshape(-1, 4)
         self.skin = float(skin)
         self.builds = int(builds)
+        if self.track_boundaries:
+            self.index_boundaries()
 
     def active(self) -> np.ndarray:
         """Indices of the active contacts."""

@@ -454,13 +454,21 @@ def deferred_runs(n, span, i_start, j_start, j_pairs):
 
 
 @kernel
-def move_walls(wall_point, wall_vel, wall_normal, wall_ref, dt, half_skin, flags):
-    """Translate the walls by one step and flag a rebuild if one left half the skin."""
+def move_walls(wall_point, wall_vel, wall_normal, wall_ref, dt, half_skin, flags, cylinders):
+    """Translate the walls by one step and flag a rebuild if one left half the skin (a plane: along
+    its normal; a cylinder, ``cylinders = (wall_kind, wall_shape)``: in any direction, its ends
+    move with it; None in a scene of plane walls only)."""
     for w in range(wall_point.shape[0]):
         s = 0.0
         for d in range(3):
             wall_point[w, d] += dt * wall_vel[w, d]
             s += (wall_point[w, d] - wall_ref[w, d]) * wall_normal[w, d]
+        if cylinders is not None:
+            if cylinders[0][w] != 0:
+                s = 0.0
+                for d in range(3):
+                    s += (wall_point[w, d] - wall_ref[w, d]) ** 2
+                s = math.sqrt(s)
         if abs(s) > half_skin:
             flags[FLAG_REBUILD] = 1
 
@@ -510,3 +518,4 @@ def move_meshes(dt, shape_data, meshes, motion, half_skin, flags):
         angle = 2.0 * math.acos(min(c, 1.0))
         if math.sqrt(moved) + angle * mesh_size[msh] > half_skin:
             flags[FLAG_REBUILD] = 1
+

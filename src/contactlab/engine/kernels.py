@@ -37,6 +37,10 @@ linked into every law's ``advance``.
 
 Kernels never raise: they set flags (see :mod:`contactlab.engine.layout`) and return.
 
+One concept, kept in one file although it is longer than the ~600 lines a module here aims at: the
+step kernels of one law, which :mod:`contactlab.engine.codegen` copies whole into one generated
+module per law (what does not depend on the law already lives in :mod:`contactlab.engine.integrate`).
+
 Parallel loops run over *blocks* (``prange`` over block numbers, a serial loop inside a compiled
 function per block, about eight blocks per thread).  Inside the serial loop the law, the narrow
 phase and the vector helpers are inlined, which makes the per-pair work as cheap as hand-written
@@ -56,6 +60,7 @@ from contactlab.engine.layout import (
 from contactlab.geometry.record import ContactGeometry
 from contactlab.geometry.sphere_sphere import sphere_sphere
 from contactlab.geometry.sphere_wall import sphere_wall
+from contactlab.geometry.sphere_cylinder import cylinder_surface, sphere_cylinder
 from contactlab.geometry.dispatch import body_pair, body_triangle, body_wall, select_triangles  # @@SHAPES_IMPORT@@
 from contactlab.laws.hertz_mindlin import law as LAW  # @@LAW_IMPORT@@
 LAW_RANGE = 0.0  # @@LAW_RANGE@@
@@ -73,9 +78,10 @@ from contactlab.engine.integrate import (block_size, deferred_runs, kick_drift, 
                                          kick_drift_range, move_meshes, move_walls,  # @@INTEGRATE_IMPORT@@
                                          reduce_kick, reduce_kick_block, reduce_kick_range,  # @@INTEGRATE_IMPORT@@
                                          reduce_kick_range_spheres)  # @@INTEGRATE_IMPORT@@
+from contactlab.engine.servo import servo_update
 
 __all__ = ["advance", "advance_parallel", "pair_forces", "kick_drift", "reduce_kick", "probe", "move_meshes",
-           "kick_drift_range", "reduce_kick_range"]  # the last two: the integrator's per-block kernels, re-exported
+           "move_walls", "kick_drift_range", "reduce_kick_range"]  # the last two: the integrator's per-block kernels, re-exported
 
 
 @jit
@@ -131,7 +137,7 @@ def _clear_pair(hist, out, status, k):
 @kernel
 def _pairs_chunk(p0, p1, i_start, pair_j, pos, vel, angvel, mid_vel, mid_angvel, radius, inv_mass, fixed,
                  material, wall_point, wall_normal, wall_vel, wall_material, pair_params, hist, out, status, owner,
-                 boundary_power, dt, overlap_limit, flags, quat, bodies, meshes):
+                 boundary_power, dt, overlap_limit, flags, quat, bodies, meshes, cylinders):
     """Narrow phase and law for every pair owned by bodies ``p0 <= i < p1``.
 
     The pairs of body ``i`` (its partners ``j > i``, its walls, then its mesh triangles) are
@@ -145,7 +151,8 @@ def _pairs_chunk(p0, p1, i_start, pair_j, pos, vel, angvel, mid_vel, mid_angvel,
     the event).  Two spheres and a sphere with a plane take the fast path; every other pair goes
     through :mod:`contactlab.geometry.dispatch` (``bodies``: shape data; ``meshes``: triangles).
     The triangles a body touches are first sorted (:func:`select_triangles`) so that each surface
-    of a mesh acts once.
+    of a mesh acts once.  ``cylinders = (wall_kind, wall_shape)`` in a scene with cylinder walls
+    (:mod:`contactlab.geometry.sphere_cylinder`), None otherwise: their branches then compile away.
     """
     shape_kind = bodies[0]
     tri_ref, tri_mesh, mesh_pos, mesh_quat, mesh_vel, mesh_angvel, mesh_material, scratch = meshes
@@ -184,7 +191,11 @@ def _pairs_chunk(p0, p1, i_start, pair_j, pos, vel, angvel, mid_vel, mid_angvel,
                 w = j - n_s
                 wn = (wall_normal[w, 0], wall_normal[w, 1], wall_normal[w, 2])
                 wp = (wall_point[w, 0], wall_point[w, 1], wall_point[w, 2])
-                apart = dot(sub(xi, wp), wn) - ri >= LAW_RANGE
+                if cylinders is not None and cylinders[0][w] != 0:
+                    cs = cylinders[1]
+                    apart = cylinder_surface(xi, wp, wn, cs[w, 0], cs[w, 1], cs[w, 2], cs[w, 3])[0] - ri >= LAW_RANGE
+                else:
+                    apart = dot(sub(xi, wp), wn) - ri >= LAW_RANGE
             else:
                 if scratch[k, 7] != 1.0:
                     # not touching, or the surface there is already represented by another triangle
@@ -218,7 +229,12 @@ def _pairs_chunk(p0, p1, i_start, pair_j, pos, vel, angvel, mid_vel, mid_angvel,
                 vj = (wall_vel[w, 0], wall_vel[w, 1], wall_vel[w, 2])
                 wj = (0.0, 0.0, 0.0)
                 if kind_i == 0:
-                    geom, ok = sphere_wall(xi, ri, inv_mass[i], vi, wi, mvi, mwi, wp, wn, vj, dt)
+                    if cylinders is not None and cylinders[0][w] != 0:
+                        cs = cylinders[1]
+                        geom, ok = sphere_cylinder(xi, ri, inv_mass[i], vi, wi, mvi, mwi, wp, wn, cs[w, 0], cs[w, 1],
+                                                   cs[w, 2], cs[w, 3], vj, dt)
+                    else:
+                        geom, ok = sphere_wall(xi, ri, inv_mass[i], vi, wi, mvi, mwi, wp, wn, vj, dt)
                 else:
                     geom, ok = body_wall(i, pos, quat, vel, angvel, mid_vel, mid_angvel, inv_mass, bodies, wp, wn, vj,
                                          hist, k, dt)
@@ -300,18 +316,12 @@ def _pairs_chunk(p0, p1, i_start, pair_j, pos, vel, angvel, mid_vel, mid_angvel,
 @pkernel
 def pair_forces(i_start, pair_j, pos, vel, angvel, mid_vel, mid_angvel, radius, inv_mass, fixed,
                 material, wall_point, wall_normal, wall_vel, wall_material, pair_params, hist, out, status, owner,
-                boundary_power, dt, overlap_limit, flags, n_blocks, quat, bodies, meshes):
-    """Evaluate the law on every candidate pair: per-sphere sums of the owner's side in ``owner``
-    (force, torque, dissipation, boundary work of the step), the partner's side per pair in ``out``;
-    ``boundary_power`` (per body, W) keeps the power of the driven bodies for the next step's
-    trapezoidal boundary work.
-
-    ``vel``/``angvel``: velocities at the force time (predicted); ``mid_vel``/``mid_angvel``: at
-    the middle of the step that just ended (they give the exact displacement increments).  ``dt``
-    is that step (0 for an evaluation that must not advance history).  ``hist[k]`` holds the law's
-    history of pair ``k`` (handed to the law as a tuple, the new tuple written back), ``out[k]`` its outputs (columns in ``layout``), ``status[k]`` ACTIVE,
-    INACTIVE or CLEARED.  A non-finite force shows up as a non-finite velocity in
-    :func:`reduce_kick`, which flags it; the launcher then names the contact.
+                boundary_power, dt, overlap_limit, flags, n_blocks, quat, bodies, meshes, cylinders):
+    """Evaluate the law on every candidate pair (:func:`_pairs_chunk` over blocks of bodies in
+    parallel): per-body sums of the owner's side in ``owner``, the partner's side per pair in
+    ``out``.  ``vel``/``angvel``: velocities at the force time (predicted); ``mid_vel``/``mid_angvel``:
+    at the middle of the step ``dt`` that just ended (0: an evaluation that advances no history).
+    A non-finite force shows up as a non-finite velocity in :func:`reduce_kick`, which flags it.
     """
     n = pos.shape[0]
     b = block_size(n, n_blocks)
@@ -319,7 +329,7 @@ def pair_forces(i_start, pair_j, pos, vel, angvel, mid_vel, mid_angvel, radius, 
         _pairs_chunk(c * b, min((c + 1) * b, n), i_start, pair_j, pos, vel, angvel, mid_vel,
                      mid_angvel, radius, inv_mass, fixed, material, wall_point, wall_normal, wall_vel,
                      wall_material, pair_params, hist, out, status, owner, boundary_power, dt, overlap_limit, flags,
-                     quat, bodies, meshes)
+                     quat, bodies, meshes, cylinders)
 
 
 @jit
@@ -331,7 +341,7 @@ def _raised(flags):
 
 
 @kernel
-def advance(n_steps, dt, resume, model, state, table, run, shapes):
+def advance(n_steps, dt, resume, model, state, table, run, shapes, walls):
     """Take up to ``n_steps`` steps of size ``dt``; return ``(steps_completed, mid_step)``.
 
     Each step is the sweep of the module docstring.  The call returns early when a flag is raised.
@@ -364,7 +374,10 @@ def advance(n_steps, dt, resume, model, state, table, run, shapes):
       inv_principal_inertia)`` (full inertia tensors; None in a scene of spheres only, so that
       the integrator's rigid-body branches compile away), ``meshes = (tri_ref, tri_mesh, mesh_pos,
       mesh_quat, mesh_vel, mesh_angvel, mesh_material, scratch)`` and ``motion`` (see
-      :func:`move_meshes`), as the narrow phases and the integrator take them.
+      :func:`move_meshes`), as the narrow phases and the integrator take them;
+    * ``walls = (cylinders, servo)``: ``(wall_kind, wall_shape)`` with cylinder walls, else None
+      (their branches compile away); the servo-controlled walls and meshes (:func:`servo_update`,
+      called, when there are any, before the walls move).
     """
     radius, mass, inv_mass, inv_inertia, fixed, material, gravity, wall_normal, wall_material, pair_params = model
     (pos, vel, angvel, quat, force, torque, wall_point, wall_vel, dissipated, diss_terms, boundary_work, boundary_power,
@@ -373,25 +386,26 @@ def advance(n_steps, dt, resume, model, state, table, run, shapes):
     vel_pred, angvel_pred, owner, half_skin, overlap_limit, n_blocks, local_damping, flags = run
     damping = (local_damping, damping_work, damping_force)
     bodies, rigid, meshes, motion = shapes
+    cylinders, servo = walls
+    shape_data, servos, moving = bodies[2], servo[0].shape[0] > 0, meshes[0].shape[0] > 0  # once per call
     n = pos.shape[0]
     first = np.int64(0)  # an int64 like the parallel loops' block bounds (a literal compiles anew)
     if n_steps < 0:
         _pairs_chunk(first, n, i_start, pair_j, pos, vel, angvel, vel, angvel, radius, inv_mass, fixed, material,
                      wall_point, wall_normal, wall_vel, wall_material, pair_params, hist, out, status, owner,
-                     boundary_power, 0.0, overlap_limit, flags, quat, bodies, meshes)
+                     boundary_power, 0.0, overlap_limit, flags, quat, bodies, meshes, cylinders)
         reduce_kick_block(first, n, j_start, j_pairs, out, status, owner, mass, inv_mass, inv_inertia, gravity, pos, vel,
                           angvel, quat, force, torque, vel_pred, angvel_pred, dissipated, diss_terms, boundary_work,
                           ref_pos, 0.0, 0.0, half_skin, flags, damping, rigid)
         return 0, resume
     if n_steps == 0:
         return 0, resume
-    shape_data = bodies[2]
-    # a call of move_meshes costs ~30 ns even with no mesh (its tuples of arrays): skip it then
-    moving = meshes[0].shape[0] > 0
     if not resume:
         kick_drift_block(first, n, dt, pos, vel, angvel, quat, force, torque, inv_mass, inv_inertia, vel_pred,
                          angvel_pred, ref_pos, half_skin, flags, rigid)
-        move_walls(wall_point, wall_vel, wall_normal, wall_ref, dt, half_skin, flags)
+        if servos:
+            servo_update(dt, servo, wall_point, wall_vel, wall_normal, out, status, boundary_power)
+        move_walls(wall_point, wall_vel, wall_normal, wall_ref, dt, half_skin, flags, cylinders)
         if moving:
             move_meshes(dt, shape_data, meshes, motion, half_skin, flags)
         if _raised(flags):
@@ -400,7 +414,7 @@ def advance(n_steps, dt, resume, model, state, table, run, shapes):
         if n <= SWEEP_BLOCK:
             _pairs_chunk(first, n, i_start, pair_j, pos, vel_pred, angvel_pred, vel, angvel, radius, inv_mass, fixed,
                          material, wall_point, wall_normal, wall_vel, wall_material, pair_params, hist, out, status,
-                         owner, boundary_power, dt, overlap_limit, flags, quat, bodies, meshes)
+                         owner, boundary_power, dt, overlap_limit, flags, quat, bodies, meshes, cylinders)
             # an overlap beyond the guard ends the call on a step boundary (a consistent state to diagnose)
             last = s == n_steps - 1 or flags[FLAG_OVERLAP] != 0 or flags[FLAG_STATE_NAN] != 0
             # the reduction fused with the next step's kick-drift
@@ -424,7 +438,7 @@ def advance(n_steps, dt, resume, model, state, table, run, shapes):
                 e = min(a + SWEEP_BLOCK, n)
                 _pairs_chunk(a, e, i_start, pair_j, pos, vel_pred, angvel_pred, vel, angvel, radius, inv_mass, fixed,
                              material, wall_point, wall_normal, wall_vel, wall_material, pair_params, hist, out,
-                             status, owner, boundary_power, dt, overlap_limit, flags, quat, bodies, meshes)
+                             status, owner, boundary_power, dt, overlap_limit, flags, quat, bodies, meshes, cylinders)
                 _reduce_block(a, e, dt, 0.0, model, state, table, run, rigid, damping)
                 a = e
             last = s == n_steps - 1 or flags[FLAG_OVERLAP] != 0 or flags[FLAG_STATE_NAN] != 0
@@ -433,7 +447,9 @@ def advance(n_steps, dt, resume, model, state, table, run, shapes):
                 kick_drift_block(first, n, dt, pos, vel, angvel, quat, force, torque, inv_mass, inv_inertia,
                                  vel_pred, angvel_pred, ref_pos, half_skin, flags, rigid)
         if not last:
-            move_walls(wall_point, wall_vel, wall_normal, wall_ref, dt, half_skin, flags)
+            if servos:
+                servo_update(dt, servo, wall_point, wall_vel, wall_normal, out, status, boundary_power)
+            move_walls(wall_point, wall_vel, wall_normal, wall_ref, dt, half_skin, flags, cylinders)
             if moving:
                 move_meshes(dt, shape_data, meshes, motion, half_skin, flags)
         if _raised(flags):
@@ -460,7 +476,7 @@ def _reduce_block(p0, p1, kick_dt, drift_dt, model, state, table, run, rigid, da
 
 
 @kernel
-def advance_parallel(n_steps, dt, resume, model, state, table, run, shapes):
+def advance_parallel(n_steps, dt, resume, model, state, table, run, shapes, walls):
     """:func:`advance` with the sweep over ``n_blocks // SWEEP_RANGES_PER_BLOCKS`` ranges of bodies
     in parallel (the same arguments, results and return value).  (:func:`pair_forces` and
     :func:`reduce_kick`, the two passes alone, are kept for ``benchmarks/profile_step.py``.)"""
@@ -471,6 +487,8 @@ def advance_parallel(n_steps, dt, resume, model, state, table, run, shapes):
     vel_pred, angvel_pred, owner, half_skin, overlap_limit, n_blocks, local_damping, flags = run
     damping = (local_damping, damping_work, damping_force)
     bodies, rigid, meshes, motion = shapes
+    cylinders, servo = walls
+    shape_data, servos, moving = bodies[2], servo[0].shape[0] > 0, meshes[0].shape[0] > 0  # once per call
     n = pos.shape[0]
     # the sweep of the serial step (see advance) over a few contiguous ranges of bodies in
     # parallel; the bodies of a range that pairs of an earlier range act on are reduced after all
@@ -481,26 +499,25 @@ def advance_parallel(n_steps, dt, resume, model, state, table, run, shapes):
         # forces and torques only: the sweep with dt = 0 (no history advanced, no kick); the state's
         # velocities stand in for the predicted ones
         current = (vel, angvel, owner, half_skin, overlap_limit, n_blocks, local_damping, flags)
-        _sweep_ranges(n, span, deferred, 0.0, model, state, table, current, shapes, damping)
+        _sweep_ranges(n, span, deferred, 0.0, model, state, table, current, shapes, damping, cylinders)
         reduce_kick_deferred(deferred, j_start, j_pairs, out, status, owner, mass, inv_mass, inv_inertia,
                              gravity, pos, vel, angvel, quat, force, torque, vel, angvel, dissipated, diss_terms,
                              boundary_work, ref_pos, 0.0, half_skin, flags, damping, rigid)
         return 0, resume
     if n_steps == 0:
         return 0, resume
-    shape_data = bodies[2]
-    # a call of move_meshes costs ~30 ns even with no mesh (its tuples of arrays): skip it then
-    moving = meshes[0].shape[0] > 0
     if not resume:
         kick_drift(dt, pos, vel, angvel, quat, force, torque, inv_mass, inv_inertia, vel_pred, angvel_pred,
                    ref_pos, half_skin, flags, n_blocks, rigid)
-        move_walls(wall_point, wall_vel, wall_normal, wall_ref, dt, half_skin, flags)
+        if servos:
+            servo_update(dt, servo, wall_point, wall_vel, wall_normal, out, status, boundary_power)
+        move_walls(wall_point, wall_vel, wall_normal, wall_ref, dt, half_skin, flags, cylinders)
         if moving:
             move_meshes(dt, shape_data, meshes, motion, half_skin, flags)
         if _raised(flags):
             return 0, True
     for s in range(n_steps):
-        _sweep_ranges(n, span, deferred, dt, model, state, table, run, shapes, damping)
+        _sweep_ranges(n, span, deferred, dt, model, state, table, run, shapes, damping, cylinders)
         reduce_kick_deferred(deferred, j_start, j_pairs, out, status, owner, mass, inv_mass, inv_inertia,
                              gravity, pos, vel, angvel, quat, force, torque, vel_pred, angvel_pred, dissipated,
                              diss_terms, boundary_work, ref_pos, dt, half_skin, flags, damping, rigid)
@@ -509,7 +526,9 @@ def advance_parallel(n_steps, dt, resume, model, state, table, run, shapes):
         if not last:
             kick_drift(dt, pos, vel, angvel, quat, force, torque, inv_mass, inv_inertia, vel_pred, angvel_pred,
                        ref_pos, half_skin, flags, n_blocks, rigid)
-            move_walls(wall_point, wall_vel, wall_normal, wall_ref, dt, half_skin, flags)
+            if servos:
+                servo_update(dt, servo, wall_point, wall_vel, wall_normal, out, status, boundary_power)
+            move_walls(wall_point, wall_vel, wall_normal, wall_ref, dt, half_skin, flags, cylinders)
             if moving:
                 move_meshes(dt, shape_data, meshes, motion, half_skin, flags)
         if _raised(flags):
@@ -518,7 +537,7 @@ def advance_parallel(n_steps, dt, resume, model, state, table, run, shapes):
 
 
 @pkernel
-def _sweep_ranges(n, span, deferred, dt, model, state, table, run, shapes, damping):
+def _sweep_ranges(n, span, deferred, dt, model, state, table, run, shapes, damping, cylinders):
     """The serial step's sweep (pairs, then reduction and closing half kick, block by block) over
     each range of ``span`` bodies in parallel, the reduction of the runs of bodies in ``deferred``
     left out (:func:`reduce_kick_deferred`).  Safe in parallel: a range's pairs read, of another
@@ -540,7 +559,7 @@ def _sweep_ranges(n, span, deferred, dt, model, state, table, run, shapes, dampi
             e = min(a + SWEEP_BLOCK, end)
             _pairs_chunk(a, e, i_start, pair_j, pos, vel_pred, angvel_pred, vel, angvel, radius, inv_mass, fixed,
                          material, wall_point, wall_normal, wall_vel, wall_material, pair_params, hist, out, status,
-                         owner, boundary_power, dt, overlap_limit, flags, quat, bodies, meshes)
+                         owner, boundary_power, dt, overlap_limit, flags, quat, bodies, meshes, cylinders)
             # the block's bodies between the deferred runs
             lo = a
             while lo < e:

@@ -24,6 +24,8 @@ __all__ = [
     "OWN_BOUNDARY", "N_OWN",
     "ACTIVE", "INACTIVE", "CLEARED", "INDEX",
     "FLAG_REBUILD", "FLAG_OVERLAP", "FLAG_FORCE_NAN", "FLAG_STATE_NAN", "FLAG_FAST", "FLAG_BOND_EVENT", "N_FLAGS",
+    "SERVO_KIND", "SERVO_TARGET", "SERVO_GAPS", "N_SERVO_INDEX", "SERVO_DIRECTION", "SERVO_VALUE", "SERVO_AREA",
+    "SERVO_GAIN", "SERVO_RELAXATION", "SERVO_MAX_SPEED", "N_SERVO_PARAM", "SERVO_WALL", "SERVO_MESH",
 ]
 
 #: dtype of pair indices and of sphere indices stored per pair (unsigned: Numba then needs no
@@ -63,3 +65,21 @@ FLAG_STATE_NAN = 3   # a position, velocity or angular velocity is not finite
 FLAG_FAST = 4        # a sphere moves more than half the skin in one step
 FLAG_BOND_EVENT = 5  # a bond broke (pairs marked in out[:, OUT_EVENT])
 N_FLAGS = 6
+
+# servo controllers (State.servo_index, int64, and State.servo_param, float64: one row per wall or
+# mesh whose motion follows a target force, see contactlab.servo and engine.integrate.servo_update)
+SERVO_KIND = 0        # what moves: SERVO_WALL or SERVO_MESH
+SERVO_TARGET = 1      # its index (wall or mesh)
+SERVO_GAPS = 2        # 4 columns: walls (a1, b1, a2, b2); each pair's gap |(p_b - p_a) . n_a| multiplies the area (-1: none)
+N_SERVO_INDEX = 6
+SERVO_DIRECTION = 0   # 3 columns: unit direction in which the wall moves into the bodies (a wall: its normal)
+SERVO_VALUE = 3       # target stress, Pa (or force, N, with an area factor 1)
+SERVO_AREA = 4        # area factor: m^2, m (times one gap) or 1 (times two gaps, or a force target)
+SERVO_GAIN = 5        # m/(s N); 0: from the wall's contact stiffness (SERVO_RELAXATION)
+SERVO_RELAXATION = 6  # fraction of the force error removed per step at the wall's contact stiffness
+SERVO_MAX_SPEED = 7   # m/s, the speed limit
+N_SERVO_PARAM = 8
+
+# values of SERVO_KIND
+SERVO_WALL = 0
+SERVO_MESH = 1

@@ -38,6 +38,7 @@ from . import layout
 from .codegen import shape_features
 from .contact_table import ContactTable
 from .launch import kernels_for, launch
+from .servo import empty_rows
 
 __all__ = ["Stepper", "ThreadScope", "SHAPE_CONTACT_MODES", "checked_shape_contact"]
 
@@ -174,6 +175,8 @@ class Stepper:
         self._state_args = (s.positions, s.velocities, s.angular_velocities, s.orientations, s.forces, s.torques,
                             s.wall_points, s.wall_velocities, s.dissipated, s.dissipation_terms, s.boundary_work,
                             s.boundary_power, s.damping_work, s.damping_force)
+        #: ``(wall_kind, wall_shape)`` for the kernels of a scene with cylinder walls, else None
+        self.cylinders = (m.wall_kind, m.wall_shape) if m.has_cylinders else None
         if saved_table is not None:
             self.table.restore(**saved_table)
 
@@ -191,6 +194,8 @@ class Stepper:
             s.damping_force = np.zeros((n, 6))
         if s.shape_data is None:
             s.shape_data = m.shape_data.copy()
+        if s.servo_index is None:
+            s.servo_index, s.servo_param = empty_rows()
         if s.mesh_positions is None:
             n_m = m.n_meshes
             s.mesh_positions = np.zeros((n_m, 3))
@@ -213,7 +218,7 @@ class Stepper:
         self.table.rebuild(s.positions, m.radius, m.fixed, s.wall_points, m.wall_normal, self.exclusions, m.material,
                            wall_material, extra_pairs=extra_pairs,
                            triangles=(s.shape_data, m.tri_ref) if m.n_triangles else None,
-                           mesh_pose=(s.mesh_positions, s.mesh_orientations))
+                           mesh_pose=(s.mesh_positions, s.mesh_orientations), walls=self.cylinders)
 
     def make_bonds(self, i: np.ndarray, j: np.ndarray) -> int:
         """Bond the pairs of bodies ``(i[k], j[k])`` (``i < j``; pairs whose bond is intact are
@@ -272,8 +277,19 @@ class Stepper:
         run = (self.vel_pred, self.angvel_pred, self.owner, 0.5 * t.skin, self.max_overlap, blocks, self.local_damping,
                self.flags)
         k, mid = launch(self.law, kernel, n_steps, dt, resume, self._model_args, self._state_args, table, run,
-                        self._shape_args())
+                        self._shape_args(), self._wall_args())
         return int(k), bool(mid)
+
+    def _wall_args(self):
+        """The kernels' ``walls = (cylinders, servo)`` (see kernels.advance): the servo-controlled
+        walls and meshes with the pair list's index by wall and triangle (kept from now on)."""
+        s, t = self.state, self.table
+        if s.servo_index.shape[0] and not t.track_boundaries:
+            t.track_boundaries = True
+            t.index_boundaries()
+        m = self.model
+        return self.cylinders, (s.servo_index, s.servo_param, t.pair_i, t.bound_start, t.bound_pairs, m.inv_mass,
+                                s.mesh_velocities, m.mesh_first)
 
     def evaluate_forces(self) -> None:
         """Forces and torques at the current state without advancing anything (start of a run,

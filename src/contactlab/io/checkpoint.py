@@ -51,6 +51,10 @@ _STATE_ARRAYS = ("positions", "velocities", "angular_velocities", "orientations"
                  "wall_points", "wall_velocities", "dissipated", "boundary_work", "dissipation_terms",
                  "damping_work", "mesh_positions", "mesh_orientations", "mesh_velocities", "mesh_angular_velocities",
                  "shape_data", "boundary_power", "damping_force")
+#: arrays added within format version 6 (cylinder walls, servo-controlled walls): written always, read when
+#: present (a checkpoint written before them has plane walls only and no servo)
+_OPTIONAL_MODEL_ARRAYS = ("wall_kind", "wall_shape")
+_OPTIONAL_STATE_ARRAYS = ("servo_index", "servo_param")
 _TABLE_ARRAYS = ("pair_i", "pair_j", "hist", "out", "status", "ref_pos", "wall_ref", "mesh_ref_pos", "mesh_ref_quat")
 #: version 5 kept these outside the state and the table: entry name -> (where, name) now
 _V5_ENTRIES = {"boundary_power": ("state", "boundary_power"), "damping_force": ("state", "damping_force"),
@@ -97,8 +101,8 @@ def save_checkpoint(sim, path) -> Path:
     if not path.parent.is_dir():
         ensure_writable_folder(path.parent, "checkpoint folder")
     t = sim.table
-    arrays = {f"model_{k}": getattr(sim.model, k) for k in _MODEL_ARRAYS}
-    arrays.update({f"state_{k}": getattr(sim.state, k) for k in _STATE_ARRAYS})
+    arrays = {f"model_{k}": getattr(sim.model, k) for k in _MODEL_ARRAYS + _OPTIONAL_MODEL_ARRAYS}
+    arrays.update({f"state_{k}": getattr(sim.state, k) for k in _STATE_ARRAYS + _OPTIONAL_STATE_ARRAYS})
     arrays.update({f"table_{k}": v for k, v in t.saved().items()})
     arrays["exclusions_material_active"] = sim.exclusions.material_active
     arrays["exclusions_keys"] = sim.exclusions.keys
@@ -202,10 +206,12 @@ def _parts(path: Path, data, meta: dict) -> Checkpoint:
         raise CheckpointError(f"checkpoint {str(path)!r} lacks {', '.join(missing[:5])}"
                               f"{' ...' if len(missing) > 5 else ''}: it is damaged or was not written by contactlab")
     materials = tuple(Material(**m) for m in meta["materials"])
-    model_arrays = {k: np.array(data[f"model_{k}"]) for k in _MODEL_ARRAYS}
+    model_arrays = {k: np.array(data[f"model_{k}"]) for k in _MODEL_ARRAYS + _OPTIONAL_MODEL_ARRAYS
+                    if f"model_{k}" in data.files}
     model = Model(materials=materials, mesh_names=tuple(meta["mesh_names"]), dimension=int(meta.get("dimension", 3)),
                   thickness=float(meta.get("thickness", 1.0)), **model_arrays)
-    state = {k: np.array(data[f"state_{k}"]) for k in _STATE_ARRAYS if f"state_{k}" in data.files}
+    state = {k: np.array(data[f"state_{k}"]) for k in _STATE_ARRAYS + _OPTIONAL_STATE_ARRAYS
+             if f"state_{k}" in data.files}
     table = {k: data[f"table_{k}"] for k in _TABLE_ARRAYS if f"table_{k}" in data.files}
     initial_energy = meta.get("initial_energy")
     if version == 5:

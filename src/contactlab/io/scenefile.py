@@ -17,6 +17,9 @@ TOML                    Python
                         ``x,y,z,r`` and optionally ``vx,vy,vz``)
 ``[[fill_box]]``        ``scene.fill_box(lower=..., upper=..., radius=..., material=NAME, ...)``
 ``[[wall]]``            ``scene.add_wall(point=..., normal=..., material=NAME, ...)``
+``[[cylinder_wall]]``   ``scene.add_cylinder_wall(axis_point=..., axis_direction=...,
+                        radius=..., material=NAME, side=..., length=..., velocity=...)``
+                        (numbered after the ``[[wall]]`` tables)
 ``[[mesh]]``            ``scene.add_mesh(source=FILE, material=NAME, ...)`` (STL, OBJ...;
                         the path relative to the scene file)
 ``[[ellipsoid]]``       ``scene.add_ellipsoid(position=..., semi_axes=..., material=NAME, ...)``
@@ -73,6 +76,7 @@ _SPHERES_KEYS = {"positions", "radii", "material", "velocities", "angular_veloci
 _FILL_KEYS = {"lower", "upper", "radius", "material", "spacing", "radius_spread", "jitter", "seed", "max_count",
               "velocity"}
 _WALL_KEYS = {"point", "normal", "material", "velocity"}
+_CYLINDER_KEYS = {"axis_point", "axis_direction", "radius", "material", "side", "length", "velocity"}
 _OUTPUT_KEYS = {"directory", "vtk_interval", "vtk_contacts", "vtk_walls", "csv_interval", "checkpoint_interval",
                 "progress"}
 _BODY_MOTION = {"velocity", "angular_velocity", "fixed"}
@@ -94,7 +98,8 @@ _SHAPE_KEYS = {
     "ellipses": ({"positions", "semi_axes", "material", "angles", "velocities", "angular_velocities", "fixed"},
                  {"positions", "semi_axes", "material"}),
 }
-_TOP_KEYS = {"simulation", "materials", "model", "sphere", "spheres", "fill_box", "wall", "bonds", "output",
+_TOP_KEYS = {"simulation", "materials", "model", "sphere", "spheres", "fill_box", "wall", "cylinder_wall", "bonds",
+             "output",
              *_SHAPE_KEYS}
 
 OUTPUT_DEFAULTS = {"directory": "contactlab-out", "vtk_interval": None, "vtk_contacts": True, "vtk_walls": True,
@@ -252,6 +257,12 @@ def load_scene_file(path, *, overrides: dict | None = None) -> SceneSpec:
         ctx.check_keys(where, table, _WALL_KEYS, {"point", "normal", "material"})
         kwargs = {key: v for key, v in table.items() if key != "material"}
         ctx.call(where, scene.add_wall, material=material(where, table), **kwargs)
+
+    for k, table in enumerate(_as_list(ctx, doc, "cylinder_wall")):
+        where = f"cylinder_wall #{k + 1}"
+        ctx.check_keys(where, table, _CYLINDER_KEYS, {"axis_point", "axis_direction", "radius", "material"})
+        kwargs = {key: v for key, v in table.items() if key != "material"}
+        ctx.call(where, scene.add_cylinder_wall, material=material(where, table), **kwargs)
 
     adders = {"mesh": scene.add_mesh, "ellipsoid": scene.add_ellipsoid, "box": scene.add_box,
               "polyhedron": scene.add_polyhedron, "convex_roll": scene.add_convex_roll, "disk": scene.add_disk,

@@ -11,7 +11,9 @@ Files written by :class:`VTKReporter` into its directory, for frame ``k``:
   ``j`` (or to the contact point for a wall); cell data ``force`` (N, on i), ``force_magnitude``,
   ``normal_force`` (N, compressive > 0), ``overlap`` (m), ``i``, ``j``, ``wall``.  Colour or tube
   the lines by ``force_magnitude`` to see force chains.
-* ``walls_<k>.vtp``: each wall as a square patch covering the spheres' bounding box.
+* ``walls_<k>.vtp``: each plane wall as a square patch covering the spheres' bounding box, each
+  cylinder wall as a tube of 48 quadrilaterals between its ends (an infinite end cut at the
+  extent of such a patch); cell data ``wall`` (index) and ``velocity`` (m/s).
 * ``shapes_<k>.vtp``: the surface of every non-spherical body (ellipsoids, polyhedra, convex
   rolls) as triangles in their current position and orientation; cell data ``body`` (index),
   ``kind`` (see :mod:`contactlab.geometry.shapes`), ``velocity`` (m/s of the body's centre).
@@ -39,10 +41,14 @@ from .._arguments import as_bool, as_path, checked_api
 from ..errors import InputError
 from ..geometry.rotation import rotation_matrix
 from ..geometry.shapes import SPHERE, ellipse_fan, surface_triangles
+from ..geometry.sphere_cylinder import WALL_PLANE
 from .atomic import atomic_write_bytes, ensure_writable_folder, remove_stale_temporaries
 from .reporter import Reporter
 
 __all__ = ["VTKReporter", "write_polydata", "write_pvd", "read_pvd"]
+
+#: sides of the polygon a cylinder wall is drawn with
+_TUBE_SIDES = 48
 
 _VTK_TYPES = {
     np.dtype(np.float64): "Float64",
@@ -338,11 +344,10 @@ class VTKReporter(Reporter):
         hi = s.positions.max(axis=0) + 2 * m.radius.max()
         size = float(np.linalg.norm(hi - lo))
         centre = 0.5 * (lo + hi)
-        pts, quads = [], []
+        pts, quads, owner = [], [], []
         for w in range(m.n_walls):
             n = m.wall_normal[w]
             p = s.wall_points[w]
-            c0 = centre - np.dot(centre - p, n) * n  # projection of the box centre on the plane
             a = np.cross(n, [1.0, 0.0, 0.0])
             if np.linalg.norm(a) < 1e-6:
                 a = np.cross(n, [0.0, 1.0, 0.0])
@@ -350,11 +355,28 @@ class VTKReporter(Reporter):
             b = np.cross(n, a)
             h = 0.5 * size
             base = len(pts)
-            pts += [c0 - h * a - h * b, c0 + h * a - h * b, c0 + h * a + h * b, c0 - h * a + h * b]
-            quads.append([base, base + 1, base + 2, base + 3])
+            if m.wall_kind[w] == WALL_PLANE:
+                c0 = centre - np.dot(centre - p, n) * n  # projection of the box centre on the plane
+                pts += [c0 - h * a - h * b, c0 + h * a - h * b, c0 + h * a + h * b, c0 - h * a + h * b]
+                quads.append([base, base + 1, base + 2, base + 3])
+                owner.append(w)
+                continue
+            # a cylinder: a polygonal tube between its ends (an infinite end: the particles' box)
+            rc, _, low, high = m.wall_shape[w][:4]
+            t_mid = float(np.dot(centre - p, n))
+            low = low if np.isfinite(low) else t_mid - h
+            high = high if np.isfinite(high) else t_mid + h
+            angles = np.linspace(0.0, 2.0 * np.pi, _TUBE_SIDES, endpoint=False)
+            ring = rc * (np.cos(angles)[:, None] * a + np.sin(angles)[:, None] * b)
+            pts += list(p + low * n + ring) + list(p + high * n + ring)
+            for q in range(_TUBE_SIDES):
+                r = (q + 1) % _TUBE_SIDES
+                quads.append([base + q, base + r, base + _TUBE_SIDES + r, base + _TUBE_SIDES + q])
+                owner.append(w)
+        owner = np.array(owner, dtype=np.int64)
         name = f"walls_{k:06d}.vtp"
         write_polydata(self.directory / name, np.array(pts), polys=np.array(quads), cell_data={
-            "wall": np.arange(m.n_walls, dtype=np.int64),
-            "velocity": s.wall_velocities,
+            "wall": owner,
+            "velocity": s.wall_velocities[owner],
         })
         self.frames["walls"].append((sim.time, name))

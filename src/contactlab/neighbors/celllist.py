@@ -2,7 +2,8 @@
 
 A pair ``(i, j)`` is a candidate when its surfaces are closer than ``skin``: ``|x_i - x_j| <
 r_i + r_j + skin`` for two spheres (``i < j``, not both fixed), ``height - r_i < skin`` for a free
-sphere and a wall (then ``j = N + wall index``).  The list is sorted by ``(i, j)`` and is valid
+sphere and a wall (then ``j = N + wall index``; for a cylinder wall ``height`` is the distance of the
+centre from its surface, :func:`contactlab.geometry.sphere_cylinder.cylinder_surface`).  The list is sorted by ``(i, j)`` and is valid
 until a sphere or a wall has moved by more than ``skin / 2`` since the build; the step kernels
 detect that and the launcher rebuilds.  Per-contact rows (history and outputs) follow their pair
 across rebuilds by its key ``(i, j)`` (:mod:`contactlab.engine.history_match`).
@@ -19,8 +20,9 @@ import numpy as np
 from numba import prange
 
 from .._jit import jit, kernel, n_blocks, pkernel
+from ..geometry.sphere_cylinder import N_WALL_SHAPE, WALL_PLANE, cylinder_surface
 
-__all__ = ["build_pairs", "transpose_pairs", "grid_for"]
+__all__ = ["build_pairs", "transpose_pairs", "boundary_pairs", "grid_for"]
 
 
 
@@ -93,7 +95,8 @@ def _bin(pos, radius, fixed, origin, inv_cell, dims):
 
 
 @jit
-def _scan_sphere(q, cell_of, cell_start, items, sorted_xr, dims, skin, wall_point, wall_normal, n_s, out, base):
+def _scan_sphere(q, cell_of, cell_start, items, sorted_xr, dims, skin, wall_point, wall_normal, wall_kind, wall_shape,
+                 n_s, out, base):
     """Count (``out`` empty) or write (into ``out[base:]``) the partners j > i of sphere ``items[q]``."""
     i = items[q]
     xi = sorted_xr[q, 0]
@@ -138,8 +141,13 @@ def _scan_sphere(q, cell_of, cell_start, items, sorted_xr, dims, skin, wall_poin
             out[b + 1] = v
     if not fi:
         for w in range(wall_point.shape[0]):
-            h = ((xi - wall_point[w, 0]) * wall_normal[w, 0] + (yi - wall_point[w, 1]) * wall_normal[w, 1]
-                 + (zi - wall_point[w, 2]) * wall_normal[w, 2])
+            if wall_kind[w] == WALL_PLANE:
+                h = ((xi - wall_point[w, 0]) * wall_normal[w, 0] + (yi - wall_point[w, 1]) * wall_normal[w, 1]
+                     + (zi - wall_point[w, 2]) * wall_normal[w, 2])
+            else:
+                h = cylinder_surface((xi, yi, zi), (wall_point[w, 0], wall_point[w, 1], wall_point[w, 2]),
+                                     (wall_normal[w, 0], wall_normal[w, 1], wall_normal[w, 2]), wall_shape[w, 0],
+                                     wall_shape[w, 1], wall_shape[w, 2], wall_shape[w, 3])[0]
             if h - ri < skin:
                 if write:
                     out[base + count] = n_s + w
@@ -148,48 +156,52 @@ def _scan_sphere(q, cell_of, cell_start, items, sorted_xr, dims, skin, wall_poin
 
 
 @kernel
-def _count_chunk(q0, q1, cell_of, cell_start, items, sorted_xr, dims, skin, wall_point, wall_normal, counts):
+def _count_chunk(q0, q1, cell_of, cell_start, items, sorted_xr, dims, skin, wall_point, wall_normal, wall_kind,
+                 wall_shape, counts):
     empty = np.empty(0, dtype=np.uint32)
     n = items.shape[0]
     for q in range(q0, q1):
         counts[items[q]] = _scan_sphere(q, cell_of, cell_start, items, sorted_xr, dims, skin, wall_point,
-                                        wall_normal, n, empty, 0)
+                                        wall_normal, wall_kind, wall_shape, n, empty, 0)
 
 
 @pkernel
-def _count(cell_of, cell_start, items, sorted_xr, dims, skin, wall_point, wall_normal, counts, n_blocks):
+def _count(cell_of, cell_start, items, sorted_xr, dims, skin, wall_point, wall_normal, wall_kind, wall_shape, counts, n_blocks):
     n = items.shape[0]
     b = max((n + n_blocks - 1) // n_blocks, 1)
     for c in prange((n + b - 1) // b):
         _count_chunk(c * b, min((c + 1) * b, n), cell_of, cell_start, items, sorted_xr, dims, skin,
-                     wall_point, wall_normal, counts)
+                     wall_point, wall_normal, wall_kind, wall_shape, counts)
 
 
 @kernel
-def _fill_chunk(q0, q1, cell_of, cell_start, items, sorted_xr, dims, skin, wall_point, wall_normal, i_start,
-                pair_i, pair_j):
+def _fill_chunk(q0, q1, cell_of, cell_start, items, sorted_xr, dims, skin, wall_point, wall_normal, wall_kind,
+                wall_shape, i_start, pair_i, pair_j):
     n = items.shape[0]
     for q in range(q0, q1):
         i = items[q]
         base = i_start[i]
-        _scan_sphere(q, cell_of, cell_start, items, sorted_xr, dims, skin, wall_point, wall_normal, n,
-                     pair_j, base)
+        _scan_sphere(q, cell_of, cell_start, items, sorted_xr, dims, skin, wall_point, wall_normal, wall_kind,
+                     wall_shape, n, pair_j, base)
         for k in range(base, i_start[i + 1]):
             pair_i[k] = i
 
 
 @pkernel
-def _fill(cell_of, cell_start, items, sorted_xr, dims, skin, wall_point, wall_normal, i_start, pair_i, pair_j,
-          n_blocks):
+def _fill(cell_of, cell_start, items, sorted_xr, dims, skin, wall_point, wall_normal, wall_kind, wall_shape, i_start,
+          pair_i, pair_j, n_blocks):
     n = items.shape[0]
     b = max((n + n_blocks - 1) // n_blocks, 1)
     for c in prange((n + b - 1) // b):
         _fill_chunk(c * b, min((c + 1) * b, n), cell_of, cell_start, items, sorted_xr, dims, skin,
-                    wall_point, wall_normal, i_start, pair_i, pair_j)
+                    wall_point, wall_normal, wall_kind, wall_shape, i_start, pair_i, pair_j)
 
 
-def build_pairs(pos, radius, fixed, skin, wall_point, wall_normal, pair_i, pair_j, max_cells=None):
+def build_pairs(pos, radius, fixed, skin, wall_point, wall_normal, pair_i, pair_j, max_cells=None, walls=None):
     """Build the sorted candidate list into ``pair_i``/``pair_j`` (uint32, grown if too small).
+
+    ``walls = (wall_kind (W,), wall_shape (W, 4))`` for a scene with cylinder walls (default: every
+    wall a plane).
 
     Returns ``(pair_i, pair_j, n_pairs, i_start)`` where ``i_start`` (N+1, uint32) is the CSR of
     the list by first body.
@@ -201,7 +213,11 @@ def build_pairs(pos, radius, fixed, skin, wall_point, wall_normal, pair_i, pair_
     origin, inv_cell, dims = grid_for(pos, cell, max_cells)
     cell_of, cell_start, items, sorted_xr = _bin(pos, radius, fixed, origin, inv_cell, dims)
     counts = np.empty(n, dtype=np.int64)
-    _count(cell_of, cell_start, items, sorted_xr, dims, skin, wall_point, wall_normal, counts, n_blocks())
+    if walls is None:
+        walls = (np.zeros(wall_point.shape[0], dtype=np.uint8), np.zeros((wall_point.shape[0], N_WALL_SHAPE)))
+    wall_kind, wall_shape = walls
+    _count(cell_of, cell_start, items, sorted_xr, dims, skin, wall_point, wall_normal, wall_kind, wall_shape, counts,
+           n_blocks())
     total = np.cumsum(counts)
     n_pairs = int(total[-1]) if n else 0
     if n_pairs >= 2**32:
@@ -212,8 +228,8 @@ def build_pairs(pos, radius, fixed, skin, wall_point, wall_normal, pair_i, pair_
         cap = max(int(1.5 * n_pairs), 16)
         pair_i = np.empty(cap, dtype=np.uint32)
         pair_j = np.empty(cap, dtype=np.uint32)
-    _fill(cell_of, cell_start, items, sorted_xr, dims, skin, wall_point, wall_normal, i_start, pair_i, pair_j,
-          n_blocks())
+    _fill(cell_of, cell_start, items, sorted_xr, dims, skin, wall_point, wall_normal, wall_kind, wall_shape, i_start,
+          pair_i, pair_j, n_blocks())
     return pair_i, pair_j, n_pairs, i_start
 
 
@@ -236,3 +252,26 @@ def transpose_pairs(n_spheres, n_pairs, pair_j):
             j_pairs[fill[j]] = k
             fill[j] += 1
     return j_start, j_pairs
+
+
+@kernel
+def boundary_pairs(n_spheres, n_boundary, n_pairs, pair_j):
+    """CSR of the pair list by wall or mesh triangle (``j >= n_spheres``, row ``j - n_spheres``):
+    (start (n_boundary + 1,) int64, pairs (uint32)), pairs in order.  For the servo-controlled
+    walls and meshes, which sum their contacts' forces every step."""
+    start = np.zeros(n_boundary + 1, dtype=np.int64)
+    for k in range(n_pairs):
+        j = pair_j[k]
+        if j >= n_spheres:
+            start[j - n_spheres + 1] += 1
+    for b in range(n_boundary):
+        start[b + 1] += start[b]
+    fill = start[:-1].copy()
+    pairs = np.empty(start[n_boundary], dtype=np.uint32)
+    for k in range(n_pairs):
+        j = pair_j[k]
+        if j >= n_spheres:
+            b = j - n_spheres
+            pairs[fill[b]] = k
+            fill[b] += 1
+    return start, pairs

@@ -26,12 +26,13 @@ __all__ = ["Scene"]
 @checked_api
 class Scene:
     """What to simulate: bodies (spheres, ellipsoids, convex polyhedra, convex rolls; in 2-D disks and
-    ellipses), plane walls, mesh walls, materials and gravity.
+    ellipses), plane and cylinder walls, mesh walls, materials and gravity.
 
     Build it with the ``add_*`` methods (each validates its input and either adds everything or
     nothing), then pass it to :class:`contactlab.Simulation`.  All quantities are SI.  Bodies of
     every shape share one index space, in the order they were added (``add_sphere``,
-    ``add_ellipsoid``, ... return that index); plane walls and mesh walls are numbered separately.
+    ``add_ellipsoid``, ... return that index); walls (plane and cylinder, one index space) and mesh
+    walls are numbered separately.
 
     Parameters
     ----------
@@ -473,6 +474,48 @@ class Scene:
         with self._new_material(material) as mid:   # registered only if the wall is added
             return self._walls.add(point, normal, mid, velocity)
 
+    def add_cylinder_wall(self, axis_point, axis_direction, radius, material, *, side: str = "inside",
+                          length=None, velocity=None) -> int:
+        """Add a cylinder wall and return its index (numbered with the plane walls).
+
+        Parameters
+        ----------
+        axis_point : 3 floats, m
+            A point of the axis (it moves with the wall; ``length`` is measured from it).
+        axis_direction : 3 floats
+            Direction of the axis (normalised here).
+        radius : float, m (> 0)
+        material : Material
+            As for a plane wall: its elastic constants enter the contact stiffness.
+        side : "inside" or "outside"
+            Where the bodies are: inside the cylinder (a silo, a triaxial cell, a drum) or around it
+            (a pillar).  It decides the contacts of an infinite cylinder; an open-ended tube is
+            touched from either side.
+        length : None or 2 floats (low, high), m
+            None: an infinite cylinder, one-sided like a plane.  ``(low, high)``: an open-ended tube
+            between those positions along ``axis_direction`` from ``axis_point`` (one of them may
+            be infinite), thin, touched from either side and at its rims.
+        velocity : 3 floats, m/s
+            Constant translation velocity (default None: at rest; the cylinder does not turn).
+
+        Cylinder walls act on spheres (contacts with other shapes are not implemented); the
+        contact geometry, its curvature (the effective radius the laws see) and the rims are
+        described in :mod:`contactlab.geometry.sphere_cylinder` and ``docs/walls.md``.
+
+        Example
+        -------
+        >>> import contactlab as cl
+        >>> steel = cl.Material(density=7800.0, young=2e11, poisson=0.3)
+        >>> scene = cl.Scene()
+        >>> scene.add_cylinder_wall((0, 0, 0), (0, 0, 1), 0.05, steel, length=(0.0, 0.2))
+        0
+        """
+        if self.dimension == 2:
+            raise InputError("add_cylinder_wall adds a 3-D wall; a 2-D scene takes line walls (add_wall)")
+        with self._new_material(material) as mid:   # registered only if the wall is added
+            return self._walls.add_cylinder(axis_point, axis_direction, radius, mid, side, length,
+                                            np.zeros(3) if velocity is None else velocity)
+
     # ------------------------------------------------------------------ freeze
     def finalize(self) -> tuple[Model, State]:
         """Freeze the scene into a :class:`Model` and its initial :class:`State` (copies)."""
@@ -488,6 +531,10 @@ class Scene:
         dens = np.array([m.density for m in self._materials], dtype=np.float64)
         r = s["radius"]
         kind = s["kind"]
+        if w["kind"].any() and (kind != SPHERE).any():
+            k = int(np.flatnonzero(kind != SPHERE)[0])
+            raise InputError(f"cylinder walls act on spheres only; body {k} is not a sphere (contacts of other "
+                             f"shapes with cylinder walls are not implemented)")
         sphere = kind == SPHERE
         if self.dimension == 2:
             # disks: solid cylinders of the scene's thickness turning about z only, so the one moment
@@ -535,6 +582,8 @@ class Scene:
             fixed=fixed,
             wall_normal=w["normal"].copy(),
             wall_material=w["material"].copy(),
+            wall_kind=w["kind"].copy(),
+            wall_shape=w["shape"].copy(),
             materials=tuple(self._materials),
             gravity=self.gravity.copy(),
             shape_kind=kind.astype(np.uint8),
