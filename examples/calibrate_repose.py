@@ -3,7 +3,7 @@
 The test: a column of glass beads stands in the corner of two walls on a floor and collapses into
 a quarter-cone heap.  What is measured on it, as in a laboratory column-collapse test:
 
-* ``angle_of_repose``: the slope of the heap's surface (``cl.ensemble.measures.angle_of_repose``);
+* ``angle_of_repose``: the slope of the heap's surface (``cl.ensemble.builtin_measures.angle_of_repose``);
 * ``runout``: how far the heap reaches from the corner (the 95th percentile of the beads'
   horizontal distance, so that a few beads rolled far away do not count).
 
@@ -57,8 +57,8 @@ def measure_heap(sim) -> dict:
     """Angle of repose (degrees) and runout from the corner (m) of the settled heap."""
     x = sim.positions
     runout = float(np.percentile(np.hypot(x[:, 0], x[:, 1]), 95))
-    return {"angle_of_repose": cl.ensemble.measures.angle_of_repose(sim), "runout": runout,
-            "kinetic_energy": cl.ensemble.measures.kinetic_energy(sim)}
+    return {"angle_of_repose": cl.ensemble.builtin_measures.angle_of_repose(sim), "runout": runout,
+            "kinetic_energy": cl.ensemble.builtin_measures.kinetic_energy(sim)}
 
 
 def main(n: int = 500, duration: float = 0.4, workers: int | None = None, max_evaluations: int = 40,

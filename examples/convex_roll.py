@@ -42,7 +42,7 @@ def main(vtk=None, duration=1.0):
         sim.run(duration=duration / 10)
         out = sim.convex_roll_output(roll)
         if len(out["Position"]):
-            c, f = out["Position"][0], out["Force"][0]
+            c = out["Position"][0]
             print(f"t = {sim.time:.2f} s: centre {np.round(sim.positions[roll], 4)}, contact {np.round(c, 4)}, "
                   f"normal force {out['normal_force'][0]:.3f} N, slip {np.linalg.norm(out['slip_velocity'][0]):.2e} m/s, "
                   f"spin {np.linalg.norm(sim.angular_velocities[roll]):.0f} rad/s")

@@ -17,7 +17,7 @@ import pytest
 
 import contactlab as cl
 from contactlab.cli import main
-from contactlab.ensemble.measures import bulk_density_of, surface_angle
+from contactlab.ensemble.builtin_measures import bulk_density_of, surface_angle
 from contactlab.io.scenefile import load_scene_file
 from helpers import ensemble_members as em
 
@@ -149,7 +149,7 @@ def test_measures_of_a_stack_and_of_an_impact():
         scene.add_sphere(position=(0.0, 0.0, (2 * k + 1) * r - 1e-6 * (k + 1)), radius=r, material=glass)
     scene.add_wall(point=(0, 0, 0), normal=(0, 0, 1), material=glass)
     sim = cl.Simulation(scene, cl.models.HertzMindlin(restitution=0.5, friction=0.5))
-    m = cl.ensemble.measures
+    m = cl.ensemble.builtin_measures
     assert m.pile_height(sim) == pytest.approx(6 * r - 2e-6, rel=1e-12)   # top 6r - 3e-6, bottom -1e-6
     assert m.contacts(sim) == 3 and m.coordination_number(sim) == pytest.approx(5 / 3)
     e = 0.5

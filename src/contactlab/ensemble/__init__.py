@@ -14,11 +14,11 @@
   (:mod:`~contactlab.ensemble.calibration`);
 * :class:`SceneFile` sweeps a TOML scene file, as ``contactlab sweep`` does
   (:mod:`~contactlab.ensemble.sweep`); built-in measures such as ``angle_of_repose`` and
-  ``bulk_density`` are in :mod:`~contactlab.ensemble.measures`.
+  ``bulk_density`` are in :mod:`~contactlab.ensemble.builtin_measures`.
 
 See docs/ensembles.md.
 """
-from . import measures
+from . import builtin_measures
 from .calibration import CalibrationResult, calibrate
 from .parameters import grid, parse_values
 from .runner import Ensemble, run, run_member
@@ -26,4 +26,4 @@ from .sweep import SceneFile
 from .table import member_parameters, stack, write_table
 
 __all__ = ["run", "run_member", "Ensemble", "grid", "parse_values", "calibrate", "CalibrationResult", "SceneFile",
-           "measures", "member_parameters", "stack", "write_table"]
+           "builtin_measures", "member_parameters", "stack", "write_table"]

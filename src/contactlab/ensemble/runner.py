@@ -36,7 +36,7 @@ from typing import Callable
 
 from .._arguments import as_int, as_positive, fmt
 from ..errors import InputError
-from . import measures as builtin_measures
+from . import builtin_measures
 from .display import make_display
 from .executors import Backend, backend_for, check_picklable, default_workers, is_dead_worker_error
 from .parameters import RESERVED_COLUMNS, Member, make_members
@@ -319,7 +319,7 @@ def run(make_simulation: Callable, parameters, measure, *, executor=None, worker
     measure : callable, str, list or dict
         ``measure(sim)`` after the run returns a number, an array, text, or a dict of them (one
         column each).  A list or dict combines several; a str names a built-in measure
-        (:mod:`contactlab.ensemble.measures`) or ``"module:function"``.
+        (:mod:`contactlab.ensemble.builtin_measures`) or ``"module:function"``.
     executor : None, "serial", dask.distributed.Client or concurrent.futures.Executor
         Where members run (:mod:`contactlab.ensemble.executors`): default, ``workers`` local
         processes.

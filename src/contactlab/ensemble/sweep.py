@@ -11,7 +11,7 @@ those keys replaced (:func:`contactlab.io.scenefile.apply_overrides`), run for t
 key of the file (``model.friction``, ``materials.glass.young``, ``fill_box.seed``); ``VALUES`` is
 ``START:STOP:N`` (N values, ends included), ``START:STOP:N:log``, or a comma-separated list
 (:func:`~contactlab.ensemble.parameters.parse_values`).  ``--measure`` takes a built-in measure
-(:mod:`contactlab.ensemble.measures`) or ``module:function``.  ``--scheduler`` connects to a
+(:mod:`contactlab.ensemble.builtin_measures`) or ``module:function``.  ``--scheduler`` connects to a
 running Dask scheduler (``tcp://host:8786``); the default runs ``--workers`` local processes.
 Exit status: 0 when every member succeeded, 1 when some failed (their error is in the table), 2
 for bad arguments.
@@ -27,7 +27,7 @@ from .._arguments import fmt
 from ..errors import ContactlabError, InputError
 from ..io.scenefile import load_scene_file
 from ..simulation import Simulation
-from .measures import MEASURES
+from .builtin_measures import MEASURES
 from .parameters import parse_values
 from .runner import run
 from .table import write_table
