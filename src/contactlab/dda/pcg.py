@@ -230,6 +230,19 @@ def _dot(a, b):
 
 
 @jit
+def _initial_residual(x, b, kd, free, m, ci, cj, en, et, cn, ct, cf, start, entry, r, an, at):
+    """``r = b - A x`` on the free unknowns (0 on the fixed ones); returns ``|b_free|^2`` (at
+    least 1e-300, so a zero right-hand side gives a relative residual, not a division by 0)."""
+    apply_operator(x, r, kd, free, m, ci, cj, en, et, cn, ct, cf, start, entry, an, at)
+    bnorm2 = 0.0
+    for i in range(x.shape[0]):
+        for d in range(6):
+            r[i, d] = (b[i, d] - r[i, d]) * free[i, d]
+            bnorm2 += (b[i, d] * free[i, d]) ** 2
+    return max(bnorm2, 1e-300)
+
+
+@jit
 def pcg(x, b, kd, free, m, ci, cj, en, et, cn, ct, cf, start, entry, chol, tol, max_iter):
     """Solve ``A x = b`` on the free unknowns by preconditioned CG from the ``x`` given (whose
     fixed entries hold the prescribed values).  Returns ``(iterations, relative residual)``; the
@@ -241,14 +254,7 @@ def pcg(x, b, kd, free, m, ci, cj, en, et, cn, ct, cf, start, entry, chol, tol, 
     q = np.empty((n, 6))
     an = np.empty(max(m, 1))
     at = np.empty(max(m, 1))
-    apply_operator(x, q, kd, free, m, ci, cj, en, et, cn, ct, cf, start, entry, an, at)
-    bnorm2 = 0.0
-    for i in range(n):
-        for d in range(6):
-            r[i, d] = (b[i, d] - q[i, d]) * free[i, d]
-            bnorm2 += (b[i, d] * free[i, d]) ** 2
-    if bnorm2 == 0.0:
-        bnorm2 = 1e-300
+    bnorm2 = _initial_residual(x, b, kd, free, m, ci, cj, en, et, cn, ct, cf, start, entry, r, an, at)
     rr = _dot(r, r)
     if rr <= tol * tol * bnorm2:
         return 0, math.sqrt(rr / bnorm2)
@@ -298,15 +304,10 @@ def bicgstab(x, b, kd, free, m, ci, cj, en, et, cn, ct, cf, start, entry, chol, 
     t = np.empty((n, 6))
     an = np.empty(max(m, 1))
     at = np.empty(max(m, 1))
-    apply_operator(x, t, kd, free, m, ci, cj, en, et, cn, ct, cf, start, entry, an, at)
-    bnorm2 = 0.0
+    bnorm2 = _initial_residual(x, b, kd, free, m, ci, cj, en, et, cn, ct, cf, start, entry, r, an, at)
     for i in range(n):
         for d in range(6):
-            r[i, d] = (b[i, d] - t[i, d]) * free[i, d]
             r0[i, d] = r[i, d]
-            bnorm2 += (b[i, d] * free[i, d]) ** 2
-    if bnorm2 == 0.0:
-        bnorm2 = 1e-300
     rr = _dot(r, r)
     if rr <= tol * tol * bnorm2:
         return 0, math.sqrt(rr / bnorm2)

@@ -3,7 +3,7 @@
 ``progress=True`` draws one line on stderr, redrawn in place (``\\r``) at most five times a
 second::
 
-    ensemble [##########..........]  16/32 done  2 running  1 failed  0:42 elapsed  ETA 0:40
+    ensemble [##########..........]  16/32 done  2 running  1 failed  00:42 elapsed  ETA 00:40
 
 A callable ``progress(counts)`` receives instead a dict with ``total``, ``done`` (finished,
 failed included), ``running``, ``failed``, ``resumed`` (taken from the checkpoint folder),
@@ -16,17 +16,9 @@ import time
 
 from .._arguments import fmt
 from ..errors import InputError
+from ..io.progress import clock
 
 __all__ = ["EnsembleProgress", "make_display"]
-
-
-def _clock(seconds: float) -> str:
-    if seconds != seconds or seconds == float("inf"):
-        return "--:--"
-    s = int(round(seconds))
-    h, rem = divmod(s, 3600)
-    m, sec = divmod(rem, 60)
-    return f"{h:d}:{m:02d}:{sec:02d}" if h else f"{m:d}:{sec:02d}"
 
 
 class EnsembleProgress:
@@ -52,8 +44,8 @@ class EnsembleProgress:
         eta = (total - done) / rate if rate > 0 else float("inf")
         resumed = f"  ({counts['resumed']} from checkpoint)" if counts.get("resumed") else ""
         line = (f"\rensemble [{'#' * filled}{'.' * (self.width - filled)}]  {done}/{total} done  "
-                f"{counts['running']} running  {counts['failed']} failed  {_clock(counts['elapsed'])} elapsed"
-                f"{'' if final else '  ETA ' + _clock(eta)}{resumed}")
+                f"{counts['running']} running  {counts['failed']} failed  {clock(counts['elapsed'])} elapsed"
+                f"{'' if final else '  ETA ' + clock(eta)}{resumed}")
         self.stream.write(line)
         if final:
             self.stream.write("\n")

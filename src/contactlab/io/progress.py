@@ -4,10 +4,11 @@ from __future__ import annotations
 import sys
 import time
 
-__all__ = ["make_progress", "ProgressBar"]
+__all__ = ["make_progress", "ProgressBar", "clock"]
 
 
-def _fmt_seconds(s: float) -> str:
+def clock(s: float) -> str:
+    """``s`` seconds as ``m:ss`` or ``h:mm:ss`` (``--:--`` when unknown or infinite)."""
     if s != s or s == float("inf"):
         return "--:--"
     s = int(round(s))
@@ -35,7 +36,7 @@ class ProgressBar:
         rate = done / wall if wall > 0 else 0.0
         eta = (total - done) / rate if rate > 0 else float("inf")
         line = (f"\r[{'#' * filled}{'.' * (self.width - filled)}] {100 * frac:5.1f}%  step {done}/{total}  "
-                f"t={sim.time:.4g} s  {rate:,.0f} steps/s  ETA {_fmt_seconds(eta)}  contacts {sim.n_contacts()}")
+                f"t={sim.time:.4g} s  {rate:,.0f} steps/s  ETA {clock(eta)}  contacts {sim.n_contacts()}")
         self.stream.write(line)
         if final:
             self.stream.write("\n")
