@@ -353,7 +353,8 @@ def solve_step(bodies, walls, loads, params, ints, con, dt):
                 closed = g < 0.0
             else:
                 closed = g <= 0.0
-            # a change of state counts when the contact force it corrects is above ftol
+            # a change of state counts when the force it corrects is above ftol: the normal force
+            # p |g| when the contact opens or closes, the friction excess when it locks or slips
             miss = p * abs(g)
             if not closed:
                 new = OPEN
@@ -373,13 +374,13 @@ def solve_step(bodies, walls, loads, params, ints, con, dt):
                     new = LOCKED
                     fs[c] = trial
                     if old == SLIDING:
-                        miss = max(miss, mu * fn[c] - trial * sgn[c])
+                        miss = mu * fn[c] - trial * sgn[c]
                 else:
                     new = SLIDING
                     if old != SLIDING:
                         sgn[c] = 1.0 if trial >= 0.0 else -1.0
                         if old == LOCKED:
-                            miss = max(miss, abs(trial) - mu * fn[c])
+                            miss = abs(trial) - mu * fn[c]
                     fs[c] = sgn[c] * mu * fn[c]
             if new != old and miss > ftol:
                 changed += 1
