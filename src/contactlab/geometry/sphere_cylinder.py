@@ -54,8 +54,7 @@ import numpy as np
 
 from .._jit import jit
 from ..vec import add, cross, dot, scale, sub
-from .lens import sphere_halfspace_cap
-from .record import ContactGeometry
+from .sphere_wall import wall_record
 
 __all__ = ["sphere_cylinder", "cylinder_surface", "cylinder_contact_radius", "cylinder_surface_np",
            "cylinder_contact_radius_np", "WALL_PLANE", "WALL_CYLINDER", "WALL_KIND_NAMES", "CYL_RADIUS", "CYL_SIDE",
@@ -142,18 +141,8 @@ def sphere_cylinder(xi, ri, inv_mi, vi, wi, mvi, mwi, point, axis, rc, side, low
     has infinite mass.  See the module docstring for the geometry and the radius.
     """
     height, n, what = cylinder_surface(xi, point, axis, rc, side, low, high)
-    overlap = ri - height
-    bi = scale(ri - 0.5 * overlap, n)
-    c = add(xi, bi)
-    bj = sub(c, c)  # a wall has no centre; its material point moves with the translation velocity
-    rel_v = sub(wall_velocity, add(vi, cross(wi, bi)))
-    rel_d = scale(dt, sub(wall_velocity, add(mvi, cross(mwi, bi))))
-    mass = 1.0 / inv_mi if inv_mi > 0.0 else math.inf
-    volume, area = sphere_halfspace_cap(ri, height) if overlap > 0.0 else (0.0, 0.0)
-    geom = ContactGeometry(n, overlap, c, bi, bj, rel_v, scale(-1.0, wi), rel_d, scale(-dt, mwi),
-                           ri, math.inf, cylinder_contact_radius(ri, rc, what), mass, scale(0.5 * dt, mwi), area,
-                           volume, 0.0)
-    return geom, True
+    return wall_record(xi, ri, inv_mi, vi, wi, mvi, mwi, n, height, cylinder_contact_radius(ri, rc, what),
+                       wall_velocity, dt), True
 
 
 # ---------------------------------------------------------------------- NumPy twin
