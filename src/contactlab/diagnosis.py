@@ -36,6 +36,7 @@ import math
 import numpy as np
 
 from .engine import layout
+from .engine.contact_geometry import pair_geometry
 from .errors import InputError, SimulationBlowUp
 from .geometry.shapes import KIND_NAMES
 from .observables import pair_data
@@ -219,7 +220,7 @@ def _overlap_ratios(sim, lo: int = 0, hi: int | None = None) -> tuple[np.ndarray
     t, m = sim.table, sim.model
     n = t.n_pairs if hi is None else min(hi, t.n_pairs)
     rows = lo + np.flatnonzero(t.status[lo:n] == layout.ACTIVE)
-    overlap = t.out[rows, layout.OUT_OVERLAP]
+    overlap = pair_geometry(sim.model, sim.state, t, rows)[1]
     cr = m.contact_radius
     i = t.pair_i[rows].astype(np.int64)
     j = t.pair_j[rows].astype(np.int64)

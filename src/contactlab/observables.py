@@ -12,6 +12,7 @@ from __future__ import annotations
 import numpy as np
 
 from .engine import layout
+from .engine.contact_geometry import pair_geometry
 from .geometry.rotation import rotation_matrices, rotation_matrix
 from .geometry.sphere_cylinder import WALL_PLANE, cylinder_surface_np
 
@@ -75,10 +76,8 @@ def pair_data(model, state, table, law, i: np.ndarray, jraw: np.ndarray, rows: n
     hist[have] = t.hist[rows[have]]
     contact_point = xi + (ri - 0.5 * overlap)[:, None] * normal
     # where the kernel evaluated the contact, its geometry as the narrow phase found it (the
-    # only source for non-spherical bodies and mesh triangles)
-    normal[have] = out[have, layout.OUT_NORMAL: layout.OUT_NORMAL + 3]
-    overlap[have] = out[have, layout.OUT_OVERLAP]
-    contact_point[have] = out[have, layout.OUT_POINT: layout.OUT_POINT + 3]
+    # only source for non-spherical bodies and mesh triangles; stored, or recomputed bit for bit)
+    normal[have], overlap[have], contact_point[have] = pair_geometry(m, s, t, rows[have])
     force = out[:, layout.OUT_FORCE: layout.OUT_FORCE + 3].copy()
     torque_j = out[:, layout.OUT_TORQUE_J: layout.OUT_TORQUE_J + 3].copy()
     # torque_i + torque_j = (x_j - x_i) x force when both torques are taken about the centres

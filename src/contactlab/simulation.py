@@ -459,7 +459,7 @@ class Simulation:
         idx, par = servo.servo_rows(self.model, kind=servo.KINDS["wall"], index=w,
                                     direction=servo.wall_direction(self.model, w), target_force=None, target_stress=0.0,
                                     area=area, area_from=area_from, gain=None, relaxation=1.0, max_speed=1.0)
-        force = servo.boundary_force(self.model, self.stepper.table, servo.KINDS["wall"], w, self.model.wall_normal[w])[0]
+        force = servo.boundary_force(self.model, self.state, self.stepper.table, servo.KINDS["wall"], w, self.model.wall_normal[w])[0]
         return force / servo.gap_area(self.model, self.state, idx, par)
 
     def _refresh_forces(self):

@@ -23,7 +23,8 @@ class ContactTable:
     pair_i, pair_j : (capacity,) uint32, per pair: first body, second body (body index, ``N + w`` for
         wall ``w``, or ``N + W + t`` for mesh triangle ``t``)
     hist : (capacity, max(H, 1)) float64, per pair: the law's history
-    out : (capacity, N_OUT) float64, per pair: outputs of the last evaluation (see ``layout``)
+    out : (capacity, out_columns) float64, per pair: outputs of the last evaluation (see ``layout``;
+        ``out_columns`` is ``N_OUT``, or fewer without the geometry columns)
     status : (capacity,) int8, per pair: ACTIVE, INACTIVE or CLEARED
     i_start : (N+1,) uint32, CSR of the pairs by first body
     j_start, j_pairs : CSR of the sphere-sphere pairs by second body
@@ -37,7 +38,7 @@ class ContactTable:
     """
 
     def __init__(self, n_spheres: int, n_walls: int, n_hist: int, skin: float, bond_column: int = -1,
-                 n_triangles: int = 0, n_meshes: int = 0):
+                 n_triangles: int = 0, n_meshes: int = 0, out_columns: int = N_OUT):
         self.n_spheres = n_spheres
         #: pair keys are ``i * n_bodies + j``: bodies, walls and mesh triangles in one index range
         self.n_bodies = n_spheres + n_walls + n_triangles
@@ -47,6 +48,8 @@ class ContactTable:
         self.n_hist = n_hist
         self.hist_cols = max(n_hist, 1)
         self.skin = float(skin)
+        #: width of ``out`` (:func:`contactlab.engine.layout.out_columns`)
+        self.out_columns = int(out_columns)
         self.n_pairs = 0
         self.pair_i, self.pair_j, self.hist, self.out, self.status = self._empty(0)
         self._spare = self._empty(0)
@@ -70,7 +73,20 @@ class ContactTable:
 
     def _empty(self, capacity: int):
         return (np.empty(capacity, dtype=INDEX), np.empty(capacity, dtype=INDEX),
-                np.zeros((capacity, self.hist_cols)), np.zeros((capacity, N_OUT)), np.zeros(capacity, dtype=np.int8))
+                np.zeros((capacity, self.hist_cols)), np.zeros((capacity, self.out_columns)),
+                np.zeros(capacity, dtype=np.int8))
+
+    def set_out_columns(self, width: int) -> None:
+        """Widen ``out`` (and its spare) to ``width`` columns, keeping the columns it has; the new
+        ones start at zero."""
+        if width <= self.out_columns:
+            return
+        self.out_columns = int(width)
+        old = self.out
+        self.out = np.zeros((old.shape[0], width))
+        self.out[:, : old.shape[1]] = old
+        sp = self._spare
+        self._spare = (sp[0], sp[1], sp[2], np.zeros((sp[3].shape[0], width)), sp[4])
 
     def bonded_pairs(self) -> tuple[np.ndarray, np.ndarray]:
         """(i, j) of the pairs whose bond is intact (empty for a law without bonds)."""
@@ -149,7 +165,14 @@ class ContactTable:
         self.pair_i = np.ascontiguousarray(pair_i, dtype=INDEX)
         self.pair_j = np.ascontiguousarray(pair_j, dtype=INDEX)
         self.hist = np.ascontiguousarray(hist, dtype=np.float64).reshape(n, self.hist_cols)
-        self.out = np.ascontiguousarray(out, dtype=np.float64).reshape(n, N_OUT)
+        # a checkpoint keeps the width its run had (format 5 and older: always N_OUT); never narrower
+        # than this scene's (columns beyond the saved ones start at zero: the next evaluation writes them)
+        out = np.asarray(out, dtype=np.float64)
+        if out.ndim != 2:
+            out = out.reshape(n, -1) if n else out.reshape(0, self.out_columns)
+        self.out_columns = max(self.out_columns, out.shape[1])
+        self.out = np.zeros((n, self.out_columns))
+        self.out[:, : out.shape[1]] = out
         self.status = np.ascontiguousarray(status, dtype=np.int8)
         self.n_pairs = n
         self.i_start = self._csr(self.pair_i)

@@ -55,7 +55,7 @@ from numba import prange
 from contactlab._jit import jit, kernel, pkernel
 from contactlab.engine.layout import (
     ACTIVE, CLEARED, FLAG_BOND_EVENT, FLAG_OVERLAP, FLAG_STATE_NAN, INACTIVE, N_OWN, OUT_ELASTIC, OUT_EVENT, OUT_FORCE,
-    OUT_NORMAL, OUT_OVERLAP, OUT_POINT, OUT_TORQUE_J, OWN_BOUNDARY, OWN_DISSIPATION, OWN_FORCE, OWN_TORQUE,
+    OUT_NORMAL, OUT_OVERLAP, OUT_POINT, OUT_TORQUE_J, OWN_BOUNDARY, OWN_DISSIPATION, OWN_FORCE, OWN_TORQUE, SWEEP_BLOCK,
 )
 from contactlab.geometry.record import ContactGeometry
 from contactlab.geometry.sphere_sphere import sphere_sphere
@@ -66,9 +66,6 @@ from contactlab.laws.hertz_mindlin import law as LAW  # @@LAW_IMPORT@@
 LAW_RANGE = 0.0  # @@LAW_RANGE@@
 HIST_SIZE = 7  # @@HIST_SIZE@@
 SPHERES_ONLY = False  # @@SPHERES_ONLY@@ (True in the variant for scenes of spheres and plane walls only)
-#: bodies per block of the serial step's sweep (pairs, then reduction, block by block): the rows
-#: a block writes stay in cache until its reduction and the next blocks' read them
-SWEEP_BLOCK = 1024
 #: the parallel sweep runs over n_blocks // SWEEP_RANGES_PER_BLOCKS ranges (two per thread): fewer
 #: ranges leave fewer bodies to the deferred reduction, more balance the threads' loads
 SWEEP_RANGES_PER_BLOCKS = 4
@@ -281,10 +278,12 @@ def _pairs_chunk(p0, p1, i_start, pair_j, pos, vel, angvel, mid_vel, mid_angvel,
             out[k, OUT_TORQUE_J + 1] = tj[1]
             out[k, OUT_TORQUE_J + 2] = tj[2]
             out[k, OUT_ELASTIC] = energy
-            out[k, OUT_OVERLAP] = geom.overlap
-            for d in range(3):
-                out[k, OUT_NORMAL + d] = geom.normal[d]
-                out[k, OUT_POINT + d] = geom.contact_point[d]
+            if out.shape[1] > OUT_NORMAL:
+                # the geometry columns, kept where it cannot be recomputed bit for bit (layout)
+                out[k, OUT_OVERLAP] = geom.overlap
+                for d in range(3):
+                    out[k, OUT_NORMAL + d] = geom.normal[d]
+                    out[k, OUT_POINT + d] = geom.contact_point[d]
             if broke:
                 out[k, OUT_EVENT] = 1.0
                 flags[FLAG_BOND_EVENT] = 1

@@ -6,7 +6,11 @@ Each candidate pair ``k`` of the neighbour list owns:
   since it formed, one column per dissipation term of the law (one column, the total, for a law
   that does not split its dissipation), J;
 * ``out[k]``: what the force kernel wrote at the last evaluation for the partner ``j`` and for
-  output (columns below); the owner ``i``'s side is summed per sphere into ``owner[i]``;
+  output (columns below); the owner ``i``'s side is summed per sphere into ``owner[i]``.  A scene
+  of more than :data:`SWEEP_BLOCK` spheres and plane walls without servo control keeps only the
+  first :data:`N_OUT_FORCES` columns (:data:`N_OUT_BONDS` with a bonding law): its contact geometry is recomputed on demand,
+  bit for bit, by :mod:`contactlab.engine.contact_geometry` (56 B a candidate pair instead of
+  120 B, written at every step; see :func:`out_columns`);
 * ``status[k]``: ``ACTIVE`` (a contact that exerts force), ``INACTIVE`` (the law said no contact;
   outputs are zero) or ``CLEARED`` (the pair is beyond the law's range; history and outputs are
   zero and need not be written again while it stays apart).
@@ -20,7 +24,8 @@ from __future__ import annotations
 import numpy as np
 
 __all__ = [
-    "OUT_FORCE", "OUT_TORQUE_J", "OUT_ELASTIC", "OUT_EVENT", "OUT_NORMAL", "OUT_OVERLAP", "OUT_POINT", "N_OUT", "OWN_FORCE", "OWN_TORQUE", "OWN_DISSIPATION",
+    "OUT_FORCE", "OUT_TORQUE_J", "OUT_ELASTIC", "OUT_EVENT", "OUT_NORMAL", "OUT_OVERLAP", "OUT_POINT", "N_OUT",
+    "N_OUT_FORCES", "N_OUT_BONDS", "out_columns", "SWEEP_BLOCK", "OWN_FORCE", "OWN_TORQUE", "OWN_DISSIPATION",
     "OWN_BOUNDARY", "N_OWN",
     "ACTIVE", "INACTIVE", "CLEARED", "INDEX",
     "FLAG_REBUILD", "FLAG_OVERLAP", "FLAG_FORCE_NAN", "FLAG_STATE_NAN", "FLAG_FAST", "FLAG_BOND_EVENT", "N_FLAGS",
@@ -42,6 +47,28 @@ OUT_NORMAL = 8       # 3 columns: the contact's unit normal (from i towards j) a
 OUT_OVERLAP = 11     # the overlap, m, at the last evaluation
 OUT_POINT = 12       # 3 columns: the contact point, m, global
 N_OUT = 15
+#: the columns every table has: the partner's force and torque and the elastic energy
+N_OUT_FORCES = 7
+#: with the bond-event column (a law that bonds)
+N_OUT_BONDS = 8
+
+
+#: bodies per block of the serial step's sweep (pairs, then reduction, block by block): the rows
+#: a block writes stay in cache until its reduction and the next blocks' read them.  A scene of at
+#: most this many bodies runs the fused sweep, in which a step that fails on a non-finite force
+#: has already drifted the bodies when it stops: such a scene keeps the geometry columns (at most
+#: a few hundred kB), so that the diagnosis reads the geometry of the evaluation that failed
+SWEEP_BLOCK = 1024
+
+
+def out_columns(geometry: bool, bonds: bool) -> int:
+    """Width of ``out``: all :data:`N_OUT` columns when the contact geometry is stored
+    (``geometry``: shapes, meshes, cylinder walls, servo control, or at most :data:`SWEEP_BLOCK`
+    bodies), else the force columns and, for a law with ``bonds``, the bond-event column."""
+    if geometry:
+        return N_OUT
+    return N_OUT_BONDS if bonds else N_OUT_FORCES
+
 
 # columns of owner (per sphere: the sums over the contacts it owns, written by the pair kernel)
 OWN_FORCE = 0        # 3 columns, N

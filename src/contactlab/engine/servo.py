@@ -48,6 +48,7 @@ from .._arguments import as_finite, as_int, as_nonnegative, as_positive, as_unit
 from .._jit import kernel
 from ..errors import InputError
 from ..geometry.sphere_cylinder import WALL_PLANE
+from .contact_geometry import pair_geometry
 from .layout import (ACTIVE, N_SERVO_INDEX, N_SERVO_PARAM, OUT_ELASTIC, OUT_FORCE, OUT_NORMAL, OUT_OVERLAP, SERVO_AREA,
                      SERVO_DIRECTION, SERVO_GAIN, SERVO_GAPS, SERVO_KIND, SERVO_MAX_SPEED, SERVO_MESH,
                      SERVO_RELAXATION, SERVO_TARGET, SERVO_VALUE, SERVO_WALL)
@@ -263,7 +264,7 @@ def _find(state, kind: int, index: int) -> np.ndarray:
     return np.flatnonzero((si[:, SERVO_KIND] == kind) & (si[:, SERVO_TARGET] == index))
 
 
-def boundary_force(model, table, kind: int, index: int, direction) -> tuple[float, float, float]:
+def boundary_force(model, state, table, kind: int, index: int, direction) -> tuple[float, float, float]:
     """``(F, K, C)``: the force (N) the active contacts of a wall or mesh exerted on the bodies along
     ``direction`` at the last evaluation, their stiffness (N/m) and damping bound (N s/m) along it,
     as :func:`servo_update` computes them (NumPy, from the contact table: its twin)."""
@@ -277,8 +278,7 @@ def boundary_force(model, table, kind: int, index: int, direction) -> tuple[floa
     rows = np.flatnonzero(mine & (table.status[:n] == ACTIVE))
     f = table.out[rows, OUT_FORCE: OUT_FORCE + 3]
     d = np.asarray(direction, dtype=float)
-    n_c = table.out[rows, OUT_NORMAL: OUT_NORMAL + 3]
-    overlap = table.out[rows, OUT_OVERLAP]
+    n_c, overlap, _ = pair_geometry(model, state, table, rows)
     energy = table.out[rows, OUT_ELASTIC]
     ok = (overlap > 0.0) & (energy > 0.0)
     k = 2.0 * energy[ok] / overlap[ok] ** 2
@@ -310,7 +310,7 @@ def status(model, state, table) -> dict[str, np.ndarray]:
     for s in range(n):
         d = sp[s, SERVO_DIRECTION: SERVO_DIRECTION + 3]
         kind, index = int(si[s, SERVO_KIND]), int(si[s, SERVO_TARGET])
-        f, k, c = boundary_force(model, table, kind, index, d)
+        f, k, c = boundary_force(model, state, table, kind, index, d)
         area = gap_area(model, state, si[s], sp[s])
         vel = state.wall_velocities[index] if kind == SERVO_WALL else state.mesh_velocities[index]
         out["force"][s] = f

@@ -36,6 +36,7 @@ from ..geometry.shapes import KIND_NAMES
 from ..neighbors.exclusions import Exclusions
 from . import layout
 from .codegen import shape_features
+from .contact_geometry import store_geometry
 from .contact_table import ContactTable
 from .launch import kernels_for, launch
 from .servo import empty_rows
@@ -44,6 +45,11 @@ __all__ = ["Stepper", "ThreadScope", "SHAPE_CONTACT_MODES", "checked_shape_conta
 
 #: how convex non-spherical bodies meet (``Simulation(shape_contact=...)``) -> the kernels' mode
 SHAPE_CONTACT_MODES = {"minkowski": 0, "common_plane": 1, "volume": 2}
+
+
+#: a table of more bodies than this (of spheres and plane walls) does without the geometry columns
+#: (see :data:`contactlab.engine.layout.SWEEP_BLOCK`, why not fewer)
+COMPACT_ABOVE = layout.SWEEP_BLOCK
 
 
 def checked_shape_contact(shape_contact, law, model) -> str:
@@ -148,8 +154,14 @@ class Stepper:
         n_hist = law.history_size + max(n_terms, 1)
         #: first of the three history columns that keep a shape pair's last normal (-1: spheres only)
         self.geo_col = n_hist if model.has_shapes else -1
+        #: the narrow phases this scene's kernels carry (False: spheres and plane walls only)
+        self.shape_features = shape_features(model.shape_kind, model.n_triangles, self.mode == 2)
+        # spheres and plane walls: the contact geometry is recomputed on demand (contact_geometry)
+        geometry = (self.shape_features is not False or bool(model.has_cylinders)
+                    or model.n_spheres <= COMPACT_ABOVE)
         self.table = ContactTable(model.n_spheres, model.n_walls, n_hist + (3 if model.has_shapes else 0), skin,
-                                  bond_column=law.bond_field, n_triangles=model.n_triangles, n_meshes=model.n_meshes)
+                                  bond_column=law.bond_field, n_triangles=model.n_triangles, n_meshes=model.n_meshes,
+                                  out_columns=layout.out_columns(geometry, law.bond_field >= 0))
         self.flags = np.zeros(layout.N_FLAGS, dtype=np.int64)
         self.vel_pred = np.zeros_like(state.velocities)
         self.angvel_pred = np.zeros_like(state.angular_velocities)
@@ -157,8 +169,6 @@ class Stepper:
         self.owner = np.zeros((model.n_spheres, layout.N_OWN + n_terms))
         #: (pairs, 8) per pair: the triangle selection's scratch (grown with the list; empty without meshes)
         self.scratch = np.zeros((0, 8))
-        #: the narrow phases this scene's kernels carry (False: spheres and plane walls only)
-        self.shape_features = shape_features(model.shape_kind, model.n_triangles, self.mode == 2)
         self.kernels = kernels_for(law.law_module, debug=self.debug, shapes=self.shape_features)
         self.exclusions = exclusions if exclusions is not None else Exclusions(
             model.n_materials, model.n_spheres + model.n_walls + model.n_triangles)
@@ -273,11 +283,12 @@ class Stepper:
         blocks = n_blocks(len(self.state.positions))
         serial = blocks == 1 or numba.get_num_threads() == 1
         kernel = self.kernels.advance if serial else self.kernels.advance_parallel
+        walls = self._wall_args()  # first: it may widen the table's out (servo control)
         table = (t.i_start, t.pair_j, t.j_start, t.j_pairs, t.hist, t.out, t.status, t.ref_pos, t.wall_ref)
         run = (self.vel_pred, self.angvel_pred, self.owner, 0.5 * t.skin, self.max_overlap, blocks, self.local_damping,
                self.flags)
         k, mid = launch(self.law, kernel, n_steps, dt, resume, self._model_args, self._state_args, table, run,
-                        self._shape_args(), self._wall_args())
+                        self._shape_args(), walls)
         return int(k), bool(mid)
 
     def _wall_args(self):
@@ -287,6 +298,8 @@ class Stepper:
         if s.servo_index.shape[0] and not t.track_boundaries:
             t.track_boundaries = True
             t.index_boundaries()
+            # the controllers read the contacts' normals and overlaps at every step
+            store_geometry(self.model, s, t)
         m = self.model
         return self.cylinders, (s.servo_index, s.servo_param, t.pair_i, t.bound_start, t.bound_pairs, m.inv_mass,
                                 s.mesh_velocities, m.mesh_first)

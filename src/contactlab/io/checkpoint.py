@@ -13,7 +13,9 @@ writes or reads them: :meth:`contactlab.Simulation.save_checkpoint` calls :func:
 Resuming from a checkpoint gives exactly the same numbers as a run that was never interrupted:
 every array the step kernels read is restored, and time is computed from the step count.
 Checkpoints of format version 5 (contactlab before the engine kept the boundary power, local
-damping's last force and the meshes' build pose in the state and the table) are read too.
+damping's last force and the meshes' build pose in the state and the table) and 6 (the table's
+``out`` always of ``layout.N_OUT`` columns; since 7 a scene of spheres and plane walls stores
+fewer, see :func:`contactlab.engine.layout.out_columns`) are read too.
 """
 from __future__ import annotations
 
@@ -40,9 +42,9 @@ from .reporter import Reporter
 
 __all__ = ["save_checkpoint", "read_checkpoint", "Checkpoint", "CheckpointReporter", "FORMAT_VERSION"]
 
-FORMAT_VERSION = 6
+FORMAT_VERSION = 7
 #: older versions this contactlab still reads (converted on reading)
-_READABLE = (5, FORMAT_VERSION)
+_READABLE = (5, 6, FORMAT_VERSION)
 
 _MODEL_ARRAYS = ("radius", "mass", "inv_mass", "inertia", "inv_inertia", "material", "fixed", "wall_normal",
                  "wall_material", "gravity", "shape_kind", "shape_ref", "shape_data", "principal_inertia",
@@ -188,7 +190,7 @@ def _read(path: Path):
             raise CheckpointError(f"{str(path)!r} is not a contactlab checkpoint (its 'meta' is not contactlab's)")
         if meta.get("version") not in _READABLE:
             raise CheckpointError(f"checkpoint {str(path)!r} is of format version {meta.get('version')!r}; this "
-                                  f"contactlab reads version {FORMAT_VERSION} (and {_READABLE[0]}) (resume it with "
+                                  f"contactlab reads version {FORMAT_VERSION} (and {', '.join(map(str, _READABLE[:-1]))}) (resume it with "
                                   f"the contactlab that wrote it)")
     except CheckpointError:
         data.close()

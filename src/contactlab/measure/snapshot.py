@@ -22,6 +22,7 @@ from dataclasses import dataclass
 import numpy as np
 
 from ..engine import layout
+from ..engine.contact_geometry import pair_geometry
 from ..errors import InputError
 from ..geometry.shapes import SPHERE
 
@@ -78,7 +79,8 @@ def snapshot(sim) -> Snapshot:
     ns = model.n_spheres
     ci = table.pair_i[rows].astype(np.int64)
     jraw = table.pair_j[rows].astype(np.int64)
-    out = table.out[rows]
+    force = table.out[rows, layout.OUT_FORCE: layout.OUT_FORCE + 3]
+    normal, _, point = pair_geometry(model, state, table, rows)
     density = np.array([m.density for m in model.materials], dtype=np.float64)
     return Snapshot(
         positions=state.positions,
@@ -89,9 +91,9 @@ def snapshot(sim) -> Snapshot:
         round=model.shape_kind == SPHERE,
         contact_i=ci,
         contact_j=np.where(jraw < ns, jraw, -1),
-        contact_point=np.ascontiguousarray(out[:, layout.OUT_POINT: layout.OUT_POINT + 3]),
-        contact_force=np.ascontiguousarray(out[:, layout.OUT_FORCE: layout.OUT_FORCE + 3]),
-        contact_normal=np.ascontiguousarray(out[:, layout.OUT_NORMAL: layout.OUT_NORMAL + 3]),
+        contact_point=point,
+        contact_force=np.ascontiguousarray(force),
+        contact_normal=normal,
         dimension=int(model.dimension),
         thickness=float(model.thickness),
         time=float(state.time),

@@ -1,0 +1,91 @@
+"""The contact table without geometry columns (spheres and plane walls): the normal, overlap and
+contact point recomputed on demand must be the kernel's own, bit for bit, and the narrower table
+must not change any result.
+
+The reference is the same run with the geometry columns kept (as a scene with a servo-controlled
+wall keeps them): there the kernel itself writes the geometry at every evaluation.
+"""
+from __future__ import annotations
+
+import numpy as np
+import pytest
+
+import contactlab as cl
+from contactlab.engine import layout
+from contactlab.engine import stepper
+from contactlab.engine.contact_geometry import pair_geometry, store_geometry, stored
+
+
+@pytest.fixture(autouse=True)
+def compact_small_scenes(monkeypatch):
+    """These scenes of ~150 beads do without the geometry columns as a scene of more than
+    ``layout.SWEEP_BLOCK`` bodies does (only the fused sweep's failed steps need them kept)."""
+    monkeypatch.setattr(stepper, "COMPACT_ABOVE", 0)
+
+
+def _pour(glass, model, keep_geometry):
+    scene = cl.Scene()
+    L = 0.014
+    scene.fill_box((0, 0, 0), (L, L, 0.03), 1e-3, glass, jitter=0.5, seed=5, radius_spread=0.2)
+    for p, n in [((0, 0, 0), (0, 0, 1)), ((0, 0, 0), (1, 0, 0)), ((L, 0, 0), (-1, 0, 0)), ((0, 0, 0), (0, 1, 0)),
+                 ((0, L, 0), (0, -1, 0.2))]:
+        scene.add_wall(point=p, normal=n, material=glass)
+    sim = cl.Simulation(scene, model)
+    if keep_geometry:
+        store_geometry(sim.model, sim.state, sim.table)
+    return sim
+
+
+def test_recomputed_geometry_is_the_kernels_bit_for_bit(glass):
+    model = cl.models.HertzMindlin(restitution=0.4, friction=0.5)
+    compact, full = _pour(glass, model, False), _pour(glass, model, True)
+    assert compact.table.out.shape[1] == layout.N_OUT_FORCES and not stored(compact.table)
+    assert full.table.out.shape[1] == layout.N_OUT and stored(full.table)
+    for duration in (0.02, 0.02, 0.04):
+        compact.run(duration=duration)
+        full.run(duration=duration)
+        # the table's width changes no result (the kernel's arithmetic does not depend on it)
+        assert np.array_equal(compact.state.positions, full.state.positions)
+        assert np.array_equal(compact.state.forces, full.state.forces)
+        n = compact.table.n_pairs
+        assert n == full.table.n_pairs
+        assert np.array_equal(compact.table.out[:n], full.table.out[:n, : layout.N_OUT_FORCES])
+        rows = np.arange(n)
+        walls = compact.table.pair_j[:n] >= compact.n_spheres
+        active = compact.table.status[:n] == layout.ACTIVE
+        for a, b in zip(pair_geometry(compact.model, compact.state, compact.table, rows),
+                        pair_geometry(full.model, full.state, full.table, rows)):
+            assert np.array_equal(a, b)
+        ca, cb = compact.contacts(), full.contacts()
+        for key in ("normal", "overlap", "contact_point", "torque_i", "normal_force"):
+            assert np.array_equal(ca[key], cb[key]), key
+    assert (active & walls).sum() > 10 and (active & ~walls).sum() > 50  # a settled bed on the walls
+
+
+def test_a_bonding_law_keeps_the_event_column(glass):
+    """The bond-break column stays with a law that bonds; a law without bonds does without it."""
+    contact = cl.models.LinearSpringDashpot(stiffness=1e3, restitution=0.5, friction=0.5)
+    bonding = cl.models.ParallelBond(normal_stiffness=1e8, shear_stiffness=4e7, tensile_strength=1e6,
+                                     shear_strength=1e6, contact=contact)
+    assert _pour(glass, bonding, False).table.out.shape[1] == layout.N_OUT_BONDS > layout.OUT_EVENT
+    assert _pour(glass, contact, False).table.out.shape[1] == layout.N_OUT_FORCES <= layout.OUT_EVENT
+
+
+def test_a_servo_wall_gives_the_table_its_geometry_columns(glass):
+    """A servo-controlled wall reads the contacts' normals and overlaps at every step: the table
+    takes the geometry columns, filled with the geometry of the last evaluation (the same bits as
+    recomputed), and keeps them."""
+    model = cl.models.HertzMindlin(restitution=0.4, friction=0.5)
+    sim = _pour(glass, model, False)
+    sim.run(duration=0.02)
+    n = sim.table.n_pairs
+    before = pair_geometry(sim.model, sim.state, sim.table, np.arange(n))
+    store_geometry(sim.model, sim.state, sim.table)
+    assert stored(sim.table)
+    after = pair_geometry(sim.model, sim.state, sim.table, np.arange(n))
+    for a, b in zip(before, after):
+        assert np.array_equal(a, b)
+    other = _pour(glass, model, False)
+    other.servo_wall(1, target_force=1e-3, max_speed=0.01)
+    other.run(steps=2)
+    assert stored(other.table)
