@@ -140,7 +140,8 @@ def _sliding_pair(glass, shift, periodic):
     scene.add_sphere(position=a, radius=r, material=glass, fixed=True)
     b = a + np.array([-0.3 * r, 0.0, np.sqrt((2 * r * 0.99) ** 2 - (0.3 * r) ** 2)])
     scene.add_sphere(position=b, radius=r, material=glass, velocity=(0.5, 0.0, 0.0), angular_velocity=(0, 40.0, 0))
-    sim = cl.Simulation(scene, model=MODEL, dt=2e-7, threads=1)
+    # a small skin: several rebuilds (and wraps) while the free sphere crosses the face
+    sim = cl.Simulation(scene, model=MODEL, dt=2e-7, threads=1, initial_overlap_tolerance=0.05, skin=2e-5)
     forces = []
     for _ in range(40):
         sim.run(steps=5)
@@ -152,7 +153,7 @@ def test_a_frictional_contact_across_the_boundary_keeps_its_history(glass):
     # reference: the same contact in a non-periodic scene (the engine's other path), and in the
     # middle of the periodic cell; the free sphere crosses the face x = 0.01 m during the run
     _, far = _sliding_pair(glass, np.zeros(3), periodic=False)
-    sim, across = _sliding_pair(glass, np.array([0.0047, 0.0, 0.0]), periodic=True)
+    sim, across = _sliding_pair(glass, np.array([0.00529, 0.0, 0.0]), periodic=True)   # b at 1e-5 m from the face
     _, inside = _sliding_pair(glass, np.zeros(3), periodic=True)
     assert sim.cell.images[1, 0] == 1                      # it went through the face
     tangential = np.linalg.norm(far[:, :2], axis=1)
@@ -162,11 +163,11 @@ def test_a_frictional_contact_across_the_boundary_keeps_its_history(glass):
 
 
 def _lattice(n, r, overlap, rng):
-    """Spheres of radius r (1 +- 10 %) on a jittered cubic lattice of n^3 sites, spacing 2 r (1 - overlap)."""
+    """Spheres of radius r (1 +- 1 %) on a jittered cubic lattice of n^3 sites, spacing 2 r (1 - overlap)."""
     a = 2 * r * (1 - overlap)
     sites = (np.stack(np.meshgrid(*[np.arange(n)] * 3, indexing="ij"), -1).reshape(-1, 3) + 0.5) * a
-    radii = r * rng.uniform(0.95, 1.05, len(sites))
-    return sites + rng.uniform(-0.02, 0.02, sites.shape) * r, radii, n * a
+    radii = r * rng.uniform(0.99, 1.01, len(sites))
+    return sites + rng.uniform(-0.005, 0.005, sites.shape) * r, radii, n * a
 
 
 def test_periodic_packing_has_the_stress_of_its_replica_without_boundaries(glass):
@@ -179,11 +180,11 @@ def test_periodic_packing_has_the_stress_of_its_replica_without_boundaries(glass
     scene = cl.Scene(gravity=(0, 0, 0))
     scene.set_periodic((0, 0, 0), (side,) * 3)
     scene.add_spheres(positions=pos, radii=radii, material=glass, velocities=vel)
-    periodic = cl.Simulation(scene, model=MODEL, dt=1e-6, threads=1)
+    periodic = cl.Simulation(scene, model=MODEL, dt=1e-6, threads=1, initial_overlap_tolerance=0.1)
     replica = cl.Scene(gravity=(0, 0, 0))
     for n in itertools.product((-1, 0, 1), repeat=3):
         replica.add_spheres(positions=pos + side * np.array(n), radii=radii, material=glass, velocities=vel)
-    open_box = cl.Simulation(replica, model=MODEL, dt=1e-6, threads=1)
+    open_box = cl.Simulation(replica, model=MODEL, dt=1e-6, threads=1, initial_overlap_tolerance=0.1)
     box = cl.packing.regions.box(lower=(0, 0, 0), upper=(side,) * 3)
     for steps in (0, 3):
         periodic.run(steps=steps)
@@ -202,7 +203,7 @@ def _sheared_packing(glass):
     scene = cl.Scene(gravity=(0, 0, 0))
     scene.set_periodic((0, 0, 0), (side,) * 3)
     scene.add_spheres(positions=pos, radii=radii, material=glass)
-    sim = cl.Simulation(scene, model=MODEL, dt=2e-6, threads=1, local_damping=0.0)
+    sim = cl.Simulation(scene, model=MODEL, dt=2e-6, threads=1, initial_overlap_tolerance=0.1)
     return sim, side
 
 
@@ -216,14 +217,16 @@ def test_simple_shear_gives_a_linear_velocity_profile_and_a_positive_shear_stres
     sim.run(steps=5000)              # a shear strain of 0.2
     assert sim.cell.shear_plane == "xz"
     assert abs(sim.cell.shear_rate - rate) < 1e-12 * rate
-    z = sim.cell.wrapped_positions()[:, 2]
-    vx = sim.velocities[:, 0]
     bins = np.linspace(0, side, 5)
-    centres, means = [], []
-    for lo, hi in zip(bins[:-1], bins[1:]):
-        sel = (z >= lo) & (z < hi)
-        centres.append(z[sel].mean())
-        means.append(vx[sel].mean())
+    sums = np.zeros((3, 4))
+    for _ in range(40):              # the profile averaged over another shear strain of 0.4
+        sim.run(steps=250)
+        z = sim.cell.wrapped_positions()[:, 2]
+        k = np.clip(np.searchsorted(bins, z, side="right") - 1, 0, 3)
+        sums[0] += np.bincount(k, weights=z, minlength=4)
+        sums[1] += np.bincount(k, weights=sim.velocities[:, 0], minlength=4)
+        sums[2] += np.bincount(k, minlength=4)
+    centres, means = sums[0] / sums[2], sums[1] / sums[2]
     slope, intercept = np.polyfit(centres, means, 1)
     assert abs(slope / rate - 1) < 0.1
     fit = slope * np.array(centres) + intercept
@@ -259,14 +262,14 @@ def test_a_stress_servo_brings_the_cell_to_the_target_pressure(glass):
     sim.run(steps=6000)
     s = cl.measure.stress(sim, kinetic="none")
     np.testing.assert_allclose(np.diag(s), target, rtol=0.05)
-    np.testing.assert_allclose(sim.cell.status()["stress"], np.diag(s), rtol=1e-9)
+    np.testing.assert_allclose(sim.cell.stress(), np.diag(s), rtol=1e-9)   # the servo's own sum, now
     assert sim.cell.lengths[0] > side
 
 
 def test_a_sheared_cell_restarts_bit_for_bit(glass, tmp_path):
     # reference: the same run without interruption
     sim, _ = _sheared_packing(glass)
-    sim.cell.shear(50.0, plane="xz")
+    sim.cell.shear(200.0, plane="xz")
     sim.cell.servo("z", 2e3, max_rate=1.0)
     sim.run(steps=1500)
     path = sim.save_checkpoint(tmp_path / "cell.npz")
@@ -275,7 +278,7 @@ def test_a_sheared_cell_restarts_bit_for_bit(glass, tmp_path):
     again.run(steps=1500)
     for name in ("positions", "velocities", "angular_velocities"):
         assert np.array_equal(getattr(again, name), getattr(sim, name)), name
-    assert np.array_equal(again.state.cell, sim.state.cell)
+    assert np.array_equal(again.state.cell, sim.state.cell, equal_nan=True)   # NaN: axes without a servo
     assert np.array_equal(again.cell.images, sim.cell.images)
     assert sim.cell.images.any()   # bodies crossed faces between the two halves
 
@@ -312,8 +315,8 @@ def test_what_a_periodic_scene_refuses(glass):
     with pytest.raises(cl.InputError, match="plane wall 1"):
         scene.finalize()
     small = cl.Scene(gravity=(0, 0, 0))
-    small.set_periodic((0, 0, 0), (0.005, 0.005, 0.005))
-    small.add_sphere(position=(0.0025, 0.0025, 0.0025), radius=1e-3, material=glass)
+    small.set_periodic((0, 0, 0), (0.004, 0.004, 0.004))
+    small.add_sphere(position=(0.002, 0.002, 0.002), radius=1e-3, material=glass)
     with pytest.raises(cl.InputError, match="twice the longest interaction"):
         cl.Simulation(small, model=MODEL, dt=1e-5, threads=1)
     shapes = cl.Scene(gravity=(0, 0, 0))
