@@ -24,6 +24,7 @@ from .materials import Material
 from .probe import ProbeResult, probe
 from .scene import Scene
 from .simulation import Simulation
+from .cell import PeriodicCell
 from .dda import DDA
 from .validation.battery import validate
 from . import ensemble
@@ -35,6 +36,7 @@ __all__ = [
     "Material",
     "Scene",
     "Simulation",
+    "PeriodicCell",
     "DDA",
     "probe",
     "ProbeResult",

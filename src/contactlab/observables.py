@@ -13,6 +13,7 @@ import numpy as np
 
 from .engine import layout
 from .engine.contact_geometry import pair_geometry
+from .geometry.periodic import min_image_np
 from .geometry.rotation import rotation_matrices, rotation_matrix
 from .geometry.sphere_cylinder import WALL_PLANE, cylinder_surface_np
 
@@ -45,12 +46,15 @@ def pair_data(model, state, table, law, i: np.ndarray, jraw: np.ndarray, rows: n
     sp = is_body
     if sp.any():
         d = s.positions[j[sp]] - xi[sp]
+        jump = 0.0
+        if s.cell is not None:   # j's minimum image and its velocity (a periodic scene)
+            d, jump = min_image_np(d, s.cell)
         dist = np.linalg.norm(d, axis=1)
         with np.errstate(invalid="ignore", divide="ignore"):
             normal[sp] = d / dist[:, None]
         overlap[sp] = ri[sp] + m.radius[j[sp]] - dist
         displacement[sp] = d
-        rel_vel[sp] = s.velocities[j[sp]] - s.velocities[i[sp]]
+        rel_vel[sp] = s.velocities[j[sp]] + jump - s.velocities[i[sp]]
     if is_wall.any():
         w = wall[is_wall]
         normal[is_wall] = -m.wall_normal[w]

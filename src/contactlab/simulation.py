@@ -24,6 +24,7 @@ import numpy as np
 
 from ._arguments import as_bool, as_finite, as_int, as_positive, as_vec3, checked_api
 from .bonds import BondLog, bond_pairs
+from .cell import PeriodicCell
 from .diagnosis import diagnose, initial_overlap_error
 from .engine import layout
 from .engine.launch import debug_probes
@@ -325,6 +326,15 @@ class Simulation:
     @property
     def n_spheres(self) -> int:
         return self.model.n_spheres
+
+    @property
+    def cell(self) -> PeriodicCell:
+        """The periodic cell (:class:`~contactlab.cell.PeriodicCell`: lengths, images, unwrapped
+        positions, strain rates, shear, stress servo) of a scene made with ``scene.set_periodic``."""
+        if self.state.cell is None:
+            raise InputError("this simulation has no periodic cell; make the scene periodic with "
+                             "scene.set_periodic(lower, upper, axes=...) (docs/periodic.md)")
+        return PeriodicCell(self)
 
     @property
     def dimension(self) -> int:

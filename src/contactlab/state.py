@@ -52,6 +52,10 @@ class State:
     servo_index : (S, 6) int64 and servo_param : (S, 8) float64, per servo-controlled wall or mesh:
         what moves and the walls whose gaps give its area, and the direction, target, area factor,
         gain, relaxation and speed limit (columns ``SERVO_*`` of :mod:`contactlab.engine.layout`)
+    cell : (N_CELL,) float64 or None: the periodic cell (lengths in m, rates in m/s, servo
+        targets in Pa: columns ``CELL_*`` of :mod:`contactlab.geometry.periodic`); None without one
+    images : (N, 3) int64 or None, per body: the cell vectors its wrapped position was brought back
+        by (``x + H images`` is its unwrapped position); None without a periodic cell
 
     Per-sphere arrays hold one row per body (spheres and every other shape, in the order added).
     """
@@ -82,6 +86,8 @@ class State:
     initial_energy: dict | None = None
     servo_index: np.ndarray | None = None
     servo_param: np.ndarray | None = None
+    cell: np.ndarray | None = None
+    images: np.ndarray | None = None
 
     def time_at(self, step: int, dt: float) -> float:
         """Simulated time (s) at ``step`` for the time step ``dt`` set at ``step_base``."""

@@ -6,6 +6,7 @@ import numpy as np
 from .._jit import n_blocks
 from ..neighbors.celllist import boundary_pairs, build_pairs, transpose_pairs
 from ..neighbors.exclusions import filter_pairs
+from ..neighbors.periodic_list import build_pairs_periodic
 from ..neighbors.triangles import triangle_pairs
 from .history_match import remap_pairs
 from .layout import ACTIVE, INDEX, N_OUT
@@ -97,7 +98,7 @@ class ContactTable:
         return self.pair_i[sel].astype(np.int64), self.pair_j[sel].astype(np.int64)
 
     def rebuild(self, pos, radius, fixed, wall_point, wall_normal, exclusions=None, material=None,
-                wall_material=None, extra_pairs=None, triangles=None, mesh_pose=None, walls=None):
+                wall_material=None, extra_pairs=None, triangles=None, mesh_pose=None, walls=None, cell=None):
         """Build the list around the current positions and carry each pair's data over.
 
         ``exclusions`` (:class:`~contactlab.neighbors.exclusions.Exclusions`, with the per-body
@@ -107,11 +108,17 @@ class ContactTable:
         coordinates (see :mod:`contactlab.geometry.shapes`), whose pairs with free bodies join the
         list after each body's walls; ``mesh_pose = (positions, orientations)`` of the meshes, the
         reference their motion is measured from until the next build.  ``walls = (wall_kind,
-        wall_shape)`` for cylinder walls (None: planes only).
+        wall_shape)`` for cylinder walls (None: planes only).  ``cell``: the periodic cell of the
+        state (:mod:`contactlab.geometry.periodic`; positions wrapped into it), pairs then by
+        their minimum image (:mod:`contactlab.neighbors.periodic_list`).
         """
         sp_i, sp_j, sp_hist, sp_out, sp_status = self._spare
-        new_i, new_j, n_new, i_start = build_pairs(pos, radius, fixed, self.skin, wall_point, wall_normal, sp_i, sp_j,
-                                                   walls=walls)
+        if cell is None:
+            new_i, new_j, n_new, i_start = build_pairs(pos, radius, fixed, self.skin, wall_point, wall_normal, sp_i,
+                                                       sp_j, walls=walls)
+        else:
+            new_i, new_j, n_new, i_start = build_pairs_periodic(pos, radius, fixed, self.skin, wall_point, wall_normal,
+                                                                sp_i, sp_j, cell, walls=walls)
         if triangles is not None and len(triangles[1]):
             ti, tj = triangle_pairs(pos, radius, fixed, self.skin, triangles[0], triangles[1], self.first_triangle)
             if len(ti):

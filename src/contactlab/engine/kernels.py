@@ -76,6 +76,8 @@ from contactlab.engine.integrate import (block_size, deferred_runs, kick_drift, 
                                          reduce_kick, reduce_kick_block, reduce_kick_range,  # @@INTEGRATE_IMPORT@@
                                          reduce_kick_range_spheres)  # @@INTEGRATE_IMPORT@@
 from contactlab.engine.servo import servo_update
+from contactlab.engine.cell_motion import move_cell
+from contactlab.geometry.periodic import min_image
 
 __all__ = ["advance", "advance_parallel", "pair_forces", "kick_drift", "reduce_kick", "probe", "move_meshes",
            "move_walls", "kick_drift_range", "reduce_kick_range"]  # the last two: the integrator's per-block kernels, re-exported
@@ -134,7 +136,7 @@ def _clear_pair(hist, out, status, k):
 @kernel
 def _pairs_chunk(p0, p1, i_start, pair_j, pos, vel, angvel, mid_vel, mid_angvel, radius, inv_mass, fixed,
                  material, wall_point, wall_normal, wall_vel, wall_material, pair_params, hist, out, status, owner,
-                 boundary_power, dt, overlap_limit, flags, quat, bodies, meshes, cylinders):
+                 boundary_power, dt, overlap_limit, flags, quat, bodies, meshes, cylinders, cell):
     """Narrow phase and law for every pair owned by bodies ``p0 <= i < p1``.
 
     The pairs of body ``i`` (its partners ``j > i``, its walls, then its mesh triangles) are
@@ -150,6 +152,9 @@ def _pairs_chunk(p0, p1, i_start, pair_j, pos, vel, angvel, mid_vel, mid_angvel,
     The triangles a body touches are first sorted (:func:`select_triangles`) so that each surface
     of a mesh acts once.  ``cylinders = (wall_kind, wall_shape)`` in a scene with cylinder walls
     (:mod:`contactlab.geometry.sphere_cylinder`), None otherwise: their branches then compile away.
+    ``cell``: the periodic cell (:mod:`contactlab.geometry.periodic`) or None (its branches compile
+    away): two spheres then meet by the minimum image of ``x_j - x_i``, ``j``'s image moving with
+    the cell's velocity jump.
     """
     shape_kind = bodies[0]
     tri_ref, tri_mesh, mesh_pos, mesh_quat, mesh_vel, mesh_angvel, mesh_material, scratch = meshes
@@ -183,6 +188,8 @@ def _pairs_chunk(p0, p1, i_start, pair_j, pos, vel, angvel, mid_vel, mid_angvel,
                 dx = pos[j, 0] - xi[0]
                 dy = pos[j, 1] - xi[1]
                 dz = pos[j, 2] - xi[2]
+                if cell is not None:
+                    dx, dy, dz, jvx, jvy, jvz = min_image(dx, dy, dz, cell)
                 apart = dx * dx + dy * dy + dz * dz >= reach * reach
             elif j < n_sw:
                 w = j - n_s
@@ -212,7 +219,14 @@ def _pairs_chunk(p0, p1, i_start, pair_j, pos, vel, angvel, mid_vel, mid_angvel,
             if j < n_s:
                 vj = (vel[j, 0], vel[j, 1], vel[j, 2])
                 wj = (angvel[j, 0], angvel[j, 1], angvel[j, 2])
-                if kind_i == 0 and shape_kind[j] == 0:
+                if cell is not None:
+                    # the minimum image of j and its velocity (spheres only in a periodic scene)
+                    jump = (jvx, jvy, jvz)
+                    geom, ok = sphere_sphere(xi, (xi[0] + dx, xi[1] + dy, xi[2] + dz), ri, rj, inv_mass[i], inv_mass[j],
+                                             vi, add(vj, jump), wi, wj, mvi,
+                                             add((mid_vel[j, 0], mid_vel[j, 1], mid_vel[j, 2]), jump),
+                                             mwi, (mid_angvel[j, 0], mid_angvel[j, 1], mid_angvel[j, 2]), dt)
+                elif kind_i == 0 and shape_kind[j] == 0:
                     geom, ok = sphere_sphere(xi, (pos[j, 0], pos[j, 1], pos[j, 2]), ri, rj, inv_mass[i], inv_mass[j],
                                              vi, vj, wi, wj, mvi, (mid_vel[j, 0], mid_vel[j, 1], mid_vel[j, 2]),
                                              mwi, (mid_angvel[j, 0], mid_angvel[j, 1], mid_angvel[j, 2]), dt)
@@ -315,7 +329,7 @@ def _pairs_chunk(p0, p1, i_start, pair_j, pos, vel, angvel, mid_vel, mid_angvel,
 @pkernel
 def pair_forces(i_start, pair_j, pos, vel, angvel, mid_vel, mid_angvel, radius, inv_mass, fixed,
                 material, wall_point, wall_normal, wall_vel, wall_material, pair_params, hist, out, status, owner,
-                boundary_power, dt, overlap_limit, flags, n_blocks, quat, bodies, meshes, cylinders):
+                boundary_power, dt, overlap_limit, flags, n_blocks, quat, bodies, meshes, cylinders, cell=None):
     """Evaluate the law on every candidate pair (:func:`_pairs_chunk` over blocks of bodies in
     parallel): per-body sums of the owner's side in ``owner``, the partner's side per pair in
     ``out``.  ``vel``/``angvel``: velocities at the force time (predicted); ``mid_vel``/``mid_angvel``:
@@ -328,7 +342,7 @@ def pair_forces(i_start, pair_j, pos, vel, angvel, mid_vel, mid_angvel, radius, 
         _pairs_chunk(c * b, min((c + 1) * b, n), i_start, pair_j, pos, vel, angvel, mid_vel,
                      mid_angvel, radius, inv_mass, fixed, material, wall_point, wall_normal, wall_vel,
                      wall_material, pair_params, hist, out, status, owner, boundary_power, dt, overlap_limit, flags,
-                     quat, bodies, meshes, cylinders)
+                     quat, bodies, meshes, cylinders, cell)
 
 
 @jit
@@ -374,9 +388,11 @@ def advance(n_steps, dt, resume, model, state, table, run, shapes, walls):
       the integrator's rigid-body branches compile away), ``meshes = (tri_ref, tri_mesh, mesh_pos,
       mesh_quat, mesh_vel, mesh_angvel, mesh_material, scratch)`` and ``motion`` (see
       :func:`move_meshes`), as the narrow phases and the integrator take them;
-    * ``walls = (cylinders, servo)``: ``(wall_kind, wall_shape)`` with cylinder walls, else None
-      (their branches compile away); the servo-controlled walls and meshes (:func:`servo_update`,
-      called, when there are any, before the walls move).
+    * ``walls = (cylinders, servo, cell)``: ``(wall_kind, wall_shape)`` with cylinder walls, else
+      None (their branches compile away); the servo-controlled walls and meshes
+      (:func:`servo_update`, called, when there are any, before the walls move); the periodic cell
+      (:mod:`contactlab.geometry.periodic`, moved after the walls by
+      :func:`contactlab.engine.cell_motion.move_cell`), else None.
     """
     radius, mass, inv_mass, inv_inertia, fixed, material, gravity, wall_normal, wall_material, pair_params = model
     (pos, vel, angvel, quat, force, torque, wall_point, wall_vel, dissipated, diss_terms, boundary_work, boundary_power,
@@ -385,14 +401,14 @@ def advance(n_steps, dt, resume, model, state, table, run, shapes, walls):
     vel_pred, angvel_pred, owner, half_skin, overlap_limit, n_blocks, local_damping, flags = run
     damping = (local_damping, damping_work, damping_force)
     bodies, rigid, meshes, motion = shapes
-    cylinders, servo = walls
+    cylinders, servo, cell = walls
     shape_data, servos, moving = bodies[2], servo[0].shape[0] > 0, meshes[0].shape[0] > 0  # once per call
     n = pos.shape[0]
     first = np.int64(0)  # an int64 like the parallel loops' block bounds (a literal compiles anew)
     if n_steps < 0:
         _pairs_chunk(first, n, i_start, pair_j, pos, vel, angvel, vel, angvel, radius, inv_mass, fixed, material,
                      wall_point, wall_normal, wall_vel, wall_material, pair_params, hist, out, status, owner,
-                     boundary_power, 0.0, overlap_limit, flags, quat, bodies, meshes, cylinders)
+                     boundary_power, 0.0, overlap_limit, flags, quat, bodies, meshes, cylinders, cell)
         reduce_kick_block(first, n, j_start, j_pairs, out, status, owner, mass, inv_mass, inv_inertia, gravity, pos, vel,
                           angvel, quat, force, torque, vel_pred, angvel_pred, dissipated, diss_terms, boundary_work,
                           ref_pos, 0.0, 0.0, half_skin, flags, damping, rigid)
@@ -405,6 +421,7 @@ def advance(n_steps, dt, resume, model, state, table, run, shapes, walls):
         if servos:
             servo_update(dt, servo, wall_point, wall_vel, wall_normal, out, status, boundary_power)
         move_walls(wall_point, wall_vel, wall_normal, wall_ref, dt, half_skin, flags, cylinders)
+        move_cell(dt, cell, pos, i_start, pair_j, out, status, half_skin, flags)
         if moving:
             move_meshes(dt, shape_data, meshes, motion, half_skin, flags)
         if _raised(flags):
@@ -413,7 +430,7 @@ def advance(n_steps, dt, resume, model, state, table, run, shapes, walls):
         if n <= SWEEP_BLOCK:
             _pairs_chunk(first, n, i_start, pair_j, pos, vel_pred, angvel_pred, vel, angvel, radius, inv_mass, fixed,
                          material, wall_point, wall_normal, wall_vel, wall_material, pair_params, hist, out, status,
-                         owner, boundary_power, dt, overlap_limit, flags, quat, bodies, meshes, cylinders)
+                         owner, boundary_power, dt, overlap_limit, flags, quat, bodies, meshes, cylinders, cell)
             # an overlap beyond the guard ends the call on a step boundary (a consistent state to diagnose)
             last = s == n_steps - 1 or flags[FLAG_OVERLAP] != 0 or flags[FLAG_STATE_NAN] != 0
             # the reduction fused with the next step's kick-drift
@@ -437,7 +454,8 @@ def advance(n_steps, dt, resume, model, state, table, run, shapes, walls):
                 e = min(a + SWEEP_BLOCK, n)
                 _pairs_chunk(a, e, i_start, pair_j, pos, vel_pred, angvel_pred, vel, angvel, radius, inv_mass, fixed,
                              material, wall_point, wall_normal, wall_vel, wall_material, pair_params, hist, out,
-                             status, owner, boundary_power, dt, overlap_limit, flags, quat, bodies, meshes, cylinders)
+                             status, owner, boundary_power, dt, overlap_limit, flags, quat, bodies, meshes, cylinders,
+                             cell)
                 _reduce_block(a, e, dt, 0.0, model, state, table, run, rigid, damping)
                 a = e
             last = s == n_steps - 1 or flags[FLAG_OVERLAP] != 0 or flags[FLAG_STATE_NAN] != 0
@@ -449,6 +467,7 @@ def advance(n_steps, dt, resume, model, state, table, run, shapes, walls):
             if servos:
                 servo_update(dt, servo, wall_point, wall_vel, wall_normal, out, status, boundary_power)
             move_walls(wall_point, wall_vel, wall_normal, wall_ref, dt, half_skin, flags, cylinders)
+            move_cell(dt, cell, pos, i_start, pair_j, out, status, half_skin, flags)
             if moving:
                 move_meshes(dt, shape_data, meshes, motion, half_skin, flags)
         if _raised(flags):
@@ -486,7 +505,7 @@ def advance_parallel(n_steps, dt, resume, model, state, table, run, shapes, wall
     vel_pred, angvel_pred, owner, half_skin, overlap_limit, n_blocks, local_damping, flags = run
     damping = (local_damping, damping_work, damping_force)
     bodies, rigid, meshes, motion = shapes
-    cylinders, servo = walls
+    cylinders, servo, cell = walls
     shape_data, servos, moving = bodies[2], servo[0].shape[0] > 0, meshes[0].shape[0] > 0  # once per call
     n = pos.shape[0]
     # the sweep of the serial step (see advance) over a few contiguous ranges of bodies in
@@ -498,7 +517,7 @@ def advance_parallel(n_steps, dt, resume, model, state, table, run, shapes, wall
         # forces and torques only: the sweep with dt = 0 (no history advanced, no kick); the state's
         # velocities stand in for the predicted ones
         current = (vel, angvel, owner, half_skin, overlap_limit, n_blocks, local_damping, flags)
-        _sweep_ranges(n, span, deferred, 0.0, model, state, table, current, shapes, damping, cylinders)
+        _sweep_ranges(n, span, deferred, 0.0, model, state, table, current, shapes, damping, cylinders, cell)
         reduce_kick_deferred(deferred, j_start, j_pairs, out, status, owner, mass, inv_mass, inv_inertia,
                              gravity, pos, vel, angvel, quat, force, torque, vel, angvel, dissipated, diss_terms,
                              boundary_work, ref_pos, 0.0, half_skin, flags, damping, rigid)
@@ -511,12 +530,13 @@ def advance_parallel(n_steps, dt, resume, model, state, table, run, shapes, wall
         if servos:
             servo_update(dt, servo, wall_point, wall_vel, wall_normal, out, status, boundary_power)
         move_walls(wall_point, wall_vel, wall_normal, wall_ref, dt, half_skin, flags, cylinders)
+        move_cell(dt, cell, pos, i_start, pair_j, out, status, half_skin, flags)
         if moving:
             move_meshes(dt, shape_data, meshes, motion, half_skin, flags)
         if _raised(flags):
             return 0, True
     for s in range(n_steps):
-        _sweep_ranges(n, span, deferred, dt, model, state, table, run, shapes, damping, cylinders)
+        _sweep_ranges(n, span, deferred, dt, model, state, table, run, shapes, damping, cylinders, cell)
         reduce_kick_deferred(deferred, j_start, j_pairs, out, status, owner, mass, inv_mass, inv_inertia,
                              gravity, pos, vel, angvel, quat, force, torque, vel_pred, angvel_pred, dissipated,
                              diss_terms, boundary_work, ref_pos, dt, half_skin, flags, damping, rigid)
@@ -528,6 +548,7 @@ def advance_parallel(n_steps, dt, resume, model, state, table, run, shapes, wall
             if servos:
                 servo_update(dt, servo, wall_point, wall_vel, wall_normal, out, status, boundary_power)
             move_walls(wall_point, wall_vel, wall_normal, wall_ref, dt, half_skin, flags, cylinders)
+            move_cell(dt, cell, pos, i_start, pair_j, out, status, half_skin, flags)
             if moving:
                 move_meshes(dt, shape_data, meshes, motion, half_skin, flags)
         if _raised(flags):
@@ -536,7 +557,7 @@ def advance_parallel(n_steps, dt, resume, model, state, table, run, shapes, wall
 
 
 @pkernel
-def _sweep_ranges(n, span, deferred, dt, model, state, table, run, shapes, damping, cylinders):
+def _sweep_ranges(n, span, deferred, dt, model, state, table, run, shapes, damping, cylinders, cell):
     """The serial step's sweep (pairs, then reduction and closing half kick, block by block) over
     each range of ``span`` bodies in parallel, the reduction of the runs of bodies in ``deferred``
     left out (:func:`reduce_kick_deferred`).  Safe in parallel: a range's pairs read, of another
@@ -558,7 +579,7 @@ def _sweep_ranges(n, span, deferred, dt, model, state, table, run, shapes, dampi
             e = min(a + SWEEP_BLOCK, end)
             _pairs_chunk(a, e, i_start, pair_j, pos, vel_pred, angvel_pred, vel, angvel, radius, inv_mass, fixed,
                          material, wall_point, wall_normal, wall_vel, wall_material, pair_params, hist, out, status,
-                         owner, boundary_power, dt, overlap_limit, flags, quat, bodies, meshes, cylinders)
+                         owner, boundary_power, dt, overlap_limit, flags, quat, bodies, meshes, cylinders, cell)
             # the block's bodies between the deferred runs
             lo = a
             while lo < e:

@@ -63,8 +63,8 @@ SWEEP_BLOCK = 1024
 
 def out_columns(geometry: bool, bonds: bool) -> int:
     """Width of ``out``: all :data:`N_OUT` columns when the contact geometry is stored
-    (``geometry``: shapes, meshes, cylinder walls, servo control, or at most :data:`SWEEP_BLOCK`
-    bodies), else the force columns and, for a law with ``bonds``, the bond-event column."""
+    (``geometry``: shapes, meshes, cylinder walls, a periodic cell, servo control, or at most
+    :data:`SWEEP_BLOCK` bodies), else the force columns and, for a law with ``bonds``, the bond-event column."""
     if geometry:
         return N_OUT
     return N_OUT_BONDS if bonds else N_OUT_FORCES

@@ -40,6 +40,8 @@ from .contact_geometry import store_geometry
 from .contact_table import ContactTable
 from .launch import kernels_for, launch
 from .servo import empty_rows
+from .cell_motion import mark_built, wrap
+from ..neighbors.periodic_list import check_cell
 
 __all__ = ["Stepper", "ThreadScope", "SHAPE_CONTACT_MODES", "checked_shape_contact"]
 
@@ -156,9 +158,10 @@ class Stepper:
         self.geo_col = n_hist if model.has_shapes else -1
         #: the narrow phases this scene's kernels carry (False: spheres and plane walls only)
         self.shape_features = shape_features(model.shape_kind, model.n_triangles, self.mode == 2)
-        # spheres and plane walls: the contact geometry is recomputed on demand (contact_geometry)
+        # spheres and plane walls: the contact geometry is recomputed on demand (contact_geometry;
+        # not yet across the faces of a periodic cell, whose minimum image the kernel takes)
         geometry = (self.shape_features is not False or bool(model.has_cylinders)
-                    or model.n_spheres <= COMPACT_ABOVE)
+                    or model.n_spheres <= COMPACT_ABOVE or state.cell is not None)
         self.table = ContactTable(model.n_spheres, model.n_walls, n_hist + (3 if model.has_shapes else 0), skin,
                                   bond_column=law.bond_field, n_triangles=model.n_triangles, n_meshes=model.n_meshes,
                                   out_columns=layout.out_columns(geometry, law.bond_field >= 0))
@@ -187,6 +190,8 @@ class Stepper:
                             s.boundary_power, s.damping_work, s.damping_force)
         #: ``(wall_kind, wall_shape)`` for the kernels of a scene with cylinder walls, else None
         self.cylinders = (m.wall_kind, m.wall_shape) if m.has_cylinders else None
+        #: the periodic cell (:mod:`contactlab.geometry.periodic`, the state's), or None
+        self.cell = state.cell
         if saved_table is not None:
             self.table.restore(**saved_table)
 
@@ -222,13 +227,18 @@ class Stepper:
         """Build the neighbour list around the current positions, carrying every pair's data
         (``extra_pairs = (i, j)``: pairs to keep at any distance, e.g. new bonds)."""
         s, m = self.state, self.model
+        if self.cell is not None:
+            # bodies back into the cell (velocity jumps, image counters), the cell's length checked
+            wrap(self.cell, s.positions, s.velocities, self.vel_pred, s.images)
+            check_cell(self.cell, m.radius, self.table.skin, s.time, s.step)
+            mark_built(self.cell)
         wall_material = m.wall_material
         if m.n_triangles:
             wall_material = np.concatenate([m.wall_material, m.mesh_material[m.tri_mesh]]).astype(np.uint16)
         self.table.rebuild(s.positions, m.radius, m.fixed, s.wall_points, m.wall_normal, self.exclusions, m.material,
                            wall_material, extra_pairs=extra_pairs,
                            triangles=(s.shape_data, m.tri_ref) if m.n_triangles else None,
-                           mesh_pose=(s.mesh_positions, s.mesh_orientations), walls=self.cylinders)
+                           mesh_pose=(s.mesh_positions, s.mesh_orientations), walls=self.cylinders, cell=self.cell)
 
     def make_bonds(self, i: np.ndarray, j: np.ndarray) -> int:
         """Bond the pairs of bodies ``(i[k], j[k])`` (``i < j``; pairs whose bond is intact are
@@ -285,15 +295,23 @@ class Stepper:
         kernel = self.kernels.advance if serial else self.kernels.advance_parallel
         walls = self._wall_args()  # first: it may widen the table's out (servo control)
         table = (t.i_start, t.pair_j, t.j_start, t.j_pairs, t.hist, t.out, t.status, t.ref_pos, t.wall_ref)
-        run = (self.vel_pred, self.angvel_pred, self.owner, 0.5 * t.skin, self.max_overlap, blocks, self.local_damping,
+        run = (self.vel_pred, self.angvel_pred, self.owner, self.half_skin, self.max_overlap, blocks, self.local_damping,
                self.flags)
         k, mid = launch(self.law, kernel, n_steps, dt, resume, self._model_args, self._state_args, table, run,
                         self._shape_args(), walls)
         return int(k), bool(mid)
 
+    @property
+    def half_skin(self) -> float:
+        """How far a body (or a wall) may move before the list is rebuilt, m: half the skin, a
+        quarter in a periodic scene (whose cell may change by another half, see
+        :mod:`contactlab.engine.cell_motion`)."""
+        return (0.25 if self.cell is not None else 0.5) * self.table.skin
+
     def _wall_args(self):
-        """The kernels' ``walls = (cylinders, servo)`` (see kernels.advance): the servo-controlled
-        walls and meshes with the pair list's index by wall and triangle (kept from now on)."""
+        """The kernels' ``walls = (cylinders, servo, cell)`` (see kernels.advance): the servo-controlled
+        walls and meshes with the pair list's index by wall and triangle (kept from now on), and
+        the periodic cell (None without one)."""
         s, t = self.state, self.table
         if s.servo_index.shape[0] and not t.track_boundaries:
             t.track_boundaries = True
@@ -302,7 +320,7 @@ class Stepper:
             store_geometry(self.model, s, t)
         m = self.model
         return self.cylinders, (s.servo_index, s.servo_param, t.pair_i, t.bound_start, t.bound_pairs, m.inv_mass,
-                                s.mesh_velocities, m.mesh_first)
+                                s.mesh_velocities, m.mesh_first), self.cell
 
     def evaluate_forces(self) -> None:
         """Forces and torques at the current state without advancing anything (start of a run,
@@ -344,7 +362,7 @@ class Stepper:
             t = self.table
             v = self.state.velocities
             step = dt * float(np.sqrt((v * v).sum(axis=1)).max(initial=0.0))
-            t.skin = max(t.skin, 3.0 * step)
+            t.skin = max(t.skin, (6.0 if self.cell is not None else 3.0) * step)
         if f[layout.FLAG_BOND_EVENT]:
             self._log_broken_bonds()
         if f[layout.FLAG_REBUILD] or f[layout.FLAG_FAST]:

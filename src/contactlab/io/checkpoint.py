@@ -53,10 +53,11 @@ _STATE_ARRAYS = ("positions", "velocities", "angular_velocities", "orientations"
                  "wall_points", "wall_velocities", "dissipated", "boundary_work", "dissipation_terms",
                  "damping_work", "mesh_positions", "mesh_orientations", "mesh_velocities", "mesh_angular_velocities",
                  "shape_data", "boundary_power", "damping_force")
-#: arrays added within format version 6 (cylinder walls, servo-controlled walls): written always, read when
-#: present (a checkpoint written before them has plane walls only and no servo)
+#: arrays added within format version 6 (cylinder walls, servo-controlled walls, the periodic cell and image
+#: counters): written when the simulation has them, read when present (a checkpoint written before them has
+#: plane walls only, no servo and no periodic cell)
 _OPTIONAL_MODEL_ARRAYS = ("wall_kind", "wall_shape")
-_OPTIONAL_STATE_ARRAYS = ("servo_index", "servo_param")
+_OPTIONAL_STATE_ARRAYS = ("servo_index", "servo_param", "cell", "images")
 _TABLE_ARRAYS = ("pair_i", "pair_j", "hist", "out", "status", "ref_pos", "wall_ref", "mesh_ref_pos", "mesh_ref_quat")
 #: version 5 kept these outside the state and the table: entry name -> (where, name) now
 _V5_ENTRIES = {"boundary_power": ("state", "boundary_power"), "damping_force": ("state", "damping_force"),
@@ -104,7 +105,8 @@ def save_checkpoint(sim, path) -> Path:
         ensure_writable_folder(path.parent, "checkpoint folder")
     t = sim.table
     arrays = {f"model_{k}": getattr(sim.model, k) for k in _MODEL_ARRAYS + _OPTIONAL_MODEL_ARRAYS}
-    arrays.update({f"state_{k}": getattr(sim.state, k) for k in _STATE_ARRAYS + _OPTIONAL_STATE_ARRAYS})
+    arrays.update({f"state_{k}": getattr(sim.state, k) for k in _STATE_ARRAYS + _OPTIONAL_STATE_ARRAYS
+                   if getattr(sim.state, k) is not None})   # a periodic cell only in a periodic scene
     arrays.update({f"table_{k}": v for k, v in t.saved().items()})
     arrays["exclusions_material_active"] = sim.exclusions.material_active
     arrays["exclusions_keys"] = sim.exclusions.keys

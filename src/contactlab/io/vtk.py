@@ -38,6 +38,7 @@ from pathlib import Path
 import numpy as np
 
 from .._arguments import as_bool, as_path, checked_api
+from ..geometry.periodic import cell_length, wrap_np
 from ..errors import InputError
 from ..geometry.rotation import rotation_matrix
 from ..geometry.shapes import SPHERE, ellipse_fan, surface_triangles
@@ -243,7 +244,9 @@ class VTKReporter(Reporter):
     def _write_particles(self, sim, k):
         s, m = sim.state, sim.model
         name = f"particles_{k:06d}.vtp"
-        write_polydata(self.directory / name, s.positions, verts=True, point_data={
+        # a periodic scene: the positions wrapped into the cell (between two rebuilds a body may stand out)
+        positions = s.positions if s.cell is None else wrap_np(s.positions, s.cell)
+        write_polydata(self.directory / name, positions, verts=True, point_data={
             "id": np.arange(m.n_spheres, dtype=np.int64),
             "radius": m.radius,
             "velocity": s.velocities,
@@ -265,6 +268,16 @@ class VTKReporter(Reporter):
         points = np.vstack([s.positions, c["contact_point"][wall]])
         j_point = c["j"].copy()
         j_point[wall] = n_s + np.arange(int(wall.sum()))
+        if s.cell is not None:
+            # a periodic scene: centres wrapped, and a contact across a face drawn to j's image
+            points[:n_s] = wrap_np(s.positions, s.cell)
+            pair = ~wall
+            image = points[c["i"][pair]] + c["displacement"][pair]
+            # a difference is a rounding error or a whole cell length
+            across = np.flatnonzero(np.abs(image - points[c["j"][pair]]).max(axis=1) > 0.25 * cell_length(s.cell))
+            rows = np.flatnonzero(pair)[across]
+            j_point[rows] = len(points) + np.arange(len(rows))
+            points = np.vstack([points, image[across]])
         lines = np.stack([c["i"], j_point], axis=1)
         f = c["force"]
         name = f"contacts_{k:06d}.vtp"

@@ -140,7 +140,10 @@ def _levers(snap: Snapshot):
     xc, f = snap.contact_point, snap.contact_force
     pair = cj >= 0
     start = np.concatenate([snap.positions[ci], xc[pair]])
-    vec = np.concatenate([xc - snap.positions[ci], snap.positions[cj[pair]] - xc[pair]])
+    xj = snap.positions[cj[pair]]
+    if snap.contact_shift is not None:
+        xj = xj + snap.contact_shift[pair]   # j's image in a periodic scene
+    vec = np.concatenate([xc - snap.positions[ci], xj - xc[pair]])
     force = np.concatenate([f, f[pair]])      # -(x_j - x_c) (x) f = -(x_c - x_j) (x) (-f): j's share
     tensor = -(vec[:, :, None] * force[:, None, :]).reshape(-1, 9)
     return start, vec, tensor

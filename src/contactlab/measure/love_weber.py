@@ -46,9 +46,10 @@ KINETIC = ("fluctuation", "full", "none")
 
 
 @kernel
-def _contact_moment(ci, cj, point, force, x, w, out):  # pragma: no cover - compiled
-    """``out`` (3, 3) += ``sum_c w_i (x_c - x_i) (x) f_c - w_j (x_c - x_j) (x) f_c`` (serial: a fixed
-    order of summation, the same result at any thread count)."""
+def _contact_moment(ci, cj, point, force, x, shift, w, out):  # pragma: no cover - compiled
+    """``out`` (3, 3) += ``sum_c w_i (x_c - x_i) (x) f_c - w_j (x_c - x_j - s_c) (x) f_c`` (``s_c``:
+    ``shift``, where j's image is in a periodic scene; serial: a fixed order of summation, the same
+    result at any thread count)."""
     for c in range(ci.shape[0]):
         i = ci[c]
         wi = w[i]
@@ -62,7 +63,7 @@ def _contact_moment(ci, cj, point, force, x, w, out):  # pragma: no cover - comp
             wj = w[j]
             if wj != 0.0:
                 for a in range(3):
-                    lever = wj * (point[c, a] - x[j, a])
+                    lever = wj * (point[c, a] - x[j, a] - shift[c, a])
                     for b in range(3):
                         out[a, b] -= lever * force[c, b]
 
@@ -81,7 +82,9 @@ def stress_of(snap: Snapshot, region=None, *, weighting: str = "volume", kinetic
     w = particle_weights(snap, reg, weighting)
     volume = volume_of(snap, reg)
     moment = np.zeros((3, 3))
-    _contact_moment(snap.contact_i, snap.contact_j, snap.contact_point, snap.contact_force, snap.positions, w, moment)
+    shift = snap.contact_shift if snap.contact_shift is not None else np.zeros_like(snap.contact_point)
+    _contact_moment(snap.contact_i, snap.contact_j, snap.contact_point, snap.contact_force, snap.positions, shift, w,
+                    moment)
     contact = -moment / volume
     mass = w * snap.masses
     total_mass = float(mass.sum())

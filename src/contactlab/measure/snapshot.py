@@ -12,6 +12,10 @@ Conventions (read by every measurement):
 * ``contact_point[c]`` (m) is the point where the force acts, the same for both bodies (midway
   through the overlap for spheres); ``contact_normal[c]`` the unit normal from ``i`` towards ``j``
   (into the wall).
+* in a periodic scene (:meth:`contactlab.Scene.set_periodic`) body ``contact_j[c]`` acts through
+  its image at ``positions[j] + contact_shift[c]`` (the minimum image of its separation from
+  ``i``, :mod:`contactlab.geometry.periodic`); ``contact_shift`` is None otherwise, and
+  ``cell_volume`` (m^3) is the cell's volume, the whole simulation's volume in a measurement.
 * ``volumes[k]`` (m^3) is body ``k``'s volume, its mass over its material's density (a disk's
   area times the scene's thickness in 2-D).
 """
@@ -24,6 +28,7 @@ import numpy as np
 from ..engine import layout
 from ..engine.contact_geometry import pair_geometry
 from ..errors import InputError
+from ..geometry.periodic import min_image_np
 from ..geometry.shapes import SPHERE
 
 __all__ = ["Snapshot", "snapshot"]
@@ -45,6 +50,8 @@ class Snapshot:
     contact_point, contact_force, contact_normal : (C, 3) float64, per contact (m, N, unit)
     dimension : 3 or 2;  thickness : m (2-D scenes; 1.0 otherwise)
     time : s
+    contact_shift : (C, 3) float64, m, per contact, or None: where ``j``'s image is (periodic scenes)
+    cell_volume : float, m^3, or None: the periodic cell's volume
     """
 
     positions: np.ndarray
@@ -61,6 +68,8 @@ class Snapshot:
     dimension: int
     thickness: float
     time: float
+    contact_shift: np.ndarray | None = None
+    cell_volume: float | None = None
 
     @property
     def n_bodies(self) -> int:
@@ -82,6 +91,12 @@ def snapshot(sim) -> Snapshot:
     force = table.out[rows, layout.OUT_FORCE: layout.OUT_FORCE + 3]
     normal, _, point = pair_geometry(model, state, table, rows)
     density = np.array([m.density for m in model.materials], dtype=np.float64)
+    shift, cell_volume = None, None
+    if state.cell is not None:
+        cj = np.where(jraw < ns, jraw, ci)
+        d = state.positions[cj] - state.positions[ci]
+        shift = np.where((jraw < ns)[:, None], min_image_np(d, state.cell)[0] - d, 0.0)
+        cell_volume = float(sim.cell.volume)
     return Snapshot(
         positions=state.positions,
         radii=model.radius,
@@ -97,4 +112,6 @@ def snapshot(sim) -> Snapshot:
         dimension=int(model.dimension),
         thickness=float(model.thickness),
         time=float(state.time),
+        contact_shift=shift,
+        cell_volume=cell_volume,
     )

@@ -60,7 +60,10 @@ def particle_weights(snap: Snapshot, region, weighting: str = "volume") -> np.nd
 
 
 def volume_of(snap: Snapshot, region) -> float:
-    """The region's volume (m^3; in 2-D its section's area times the thickness)."""
+    """The region's volume (m^3; in 2-D its section's area times the thickness); the whole
+    simulation without a given volume in a periodic scene: the cell's."""
+    if snap.cell_volume is not None and region.kind == _DOMAIN and region.volume is None:
+        return snap.cell_volume
     return region_volume(region, dimension=snap.dimension, thickness=snap.thickness, positions=snap.positions,
                          radii=snap.radii)
 

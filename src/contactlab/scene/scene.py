@@ -10,7 +10,7 @@ from ..errors import InputError
 from ..materials import Material
 from ..frozen_model import Model
 from ..state import State
-from . import plane_bodies
+from . import periodic_box, plane_bodies
 from .fill import lattice_in_box
 from .meshes import MeshBuilder
 from .particles import SphereBuilder, check_many_spheres, check_material, check_one_sphere
@@ -79,6 +79,8 @@ class Scene:
         self._walls = WallBuilder()
         self._meshes = MeshBuilder()
         self._materials: list[Material] = []
+        #: ``(lower, upper, periodic axes)`` after :meth:`set_periodic`, else None
+        self._periodic = None
 
     # ------------------------------------------------------------------ materials
     def _material_id(self, material) -> int:
@@ -129,6 +131,9 @@ class Scene:
         if self.dimension == 2:
             raise InputError(f"{method} adds a 3-D body; a 2-D scene (Scene(dimension=2)) holds disks (add_disk, "
                              f"add_disks), ellipses (add_ellipse, add_ellipses) and line walls (add_wall)")
+
+    # ------------------------------------------------------------------ periodic boundaries
+    set_periodic = periodic_box.set_periodic
 
     # ------------------------------------------------------------------ disks and ellipses (2-D scenes)
     add_disk = plane_bodies.add_disk
@@ -502,8 +507,11 @@ class Scene:
             dimension=self.dimension,
             thickness=self.thickness,
         )
+        cell, images = periodic_box.cell_for(self, kind, w["kind"], w["normal"])
         quat = np.ascontiguousarray(s["orientation"], dtype=np.float64)
         state = State(
+            cell=cell,
+            images=images,
             positions=s["position"].copy(),
             velocities=s["velocity"].copy(),
             angular_velocities=s["angular_velocity"].copy(),
