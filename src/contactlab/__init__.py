@@ -23,6 +23,7 @@ from .errors import (CheckpointError, ContactlabError, InputError, LawError, Out
 from .materials import Material
 from .probe import ProbeResult, probe
 from .scene import Scene
+from .scene.clumps import ClumpTemplate
 from .simulation import Simulation
 from .dda import DDA
 from .validation.battery import validate
@@ -34,6 +35,7 @@ __version__ = "0.1.0"
 __all__ = [
     "Material",
     "Scene",
+    "ClumpTemplate",
     "Simulation",
     "DDA",
     "probe",

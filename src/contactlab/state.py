@@ -53,6 +53,12 @@ class State:
         what moves and the walls whose gaps give its area, and the direction, target, area factor,
         gain, relaxation and speed limit (columns ``SERVO_*`` of :mod:`contactlab.engine.layout`)
 
+    clump_positions, clump_velocities, clump_angular_velocities : (C, 3) float64, m, m/s, rad/s, per
+        clump: centre of mass, its velocity, angular velocity (global frame)
+    clump_orientations : (C, 4) float64, per clump: unit quaternion, principal frame to global
+    clump_forces, clump_torques : (C, 3) float64, N and N m, per clump: total force (contacts of its
+        members + weight) and torque about its centre of mass at the last evaluation
+
     Per-sphere arrays hold one row per body (spheres and every other shape, in the order added).
     """
 
@@ -82,6 +88,12 @@ class State:
     initial_energy: dict | None = None
     servo_index: np.ndarray | None = None
     servo_param: np.ndarray | None = None
+    clump_positions: np.ndarray | None = None
+    clump_velocities: np.ndarray | None = None
+    clump_angular_velocities: np.ndarray | None = None
+    clump_orientations: np.ndarray | None = None
+    clump_forces: np.ndarray | None = None
+    clump_torques: np.ndarray | None = None
 
     def time_at(self, step: int, dt: float) -> float:
         """Simulated time (s) at ``step`` for the time step ``dt`` set at ``step_base``."""
