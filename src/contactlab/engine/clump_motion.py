@@ -19,8 +19,9 @@ kernels (:mod:`contactlab.engine.kernels`) call
   was built flags a rebuild.
 
 Both are serial loops over clumps (their cost is a few operations per member, negligible against
-the contacts).  ``clumps`` is None in a scene without clumps: these functions then compile to
-nothing (the step kernels of such scenes never do more than call them).
+the contacts), compiled as functions of their own (``inline="never"``): Numba removes their
+bodies for ``clumps = None`` (a scene without clumps) only where ``clumps`` is an argument, and
+the step kernels of such a scene never call them (``if clumps is not None``).
 
 ``clumps = (first, members, offsets, mass, inertia, inv_inertia, position, velocity,
 angular_velocity, orientation, force, torque)``: the model's ``clump_first`` (C + 1,),
@@ -56,7 +57,7 @@ def _quat(a, c):
     return (a[c, 0], a[c, 1], a[c, 2], a[c, 3])
 
 
-@jit
+@jit(inline="never")
 def clump_kick(kick_dt, clumps, pos, vel, angvel, force, torque, gravity, flags):
     """Sum the members' forces and torques onto each clump, kick it by ``kick_dt / 2`` and set its
     members' velocities (see the module docstring).  A member's ``force`` is left as the force of
@@ -117,7 +118,7 @@ def clump_kick(kick_dt, clumps, pos, vel, angvel, force, torque, gravity, flags)
                 angvel[p, d] = w[d]
 
 
-@jit
+@jit(inline="never")
 def clump_drift(dt, clumps, pos, vel, angvel, quat, vel_pred, angvel_pred, ref_pos, half_skin, flags):
     """The first half of the step of every clump (half kick, drift, rotation, prediction) and its
     members' rigid placement, with the skin check (see the module docstring)."""

@@ -400,14 +400,16 @@ def advance(n_steps, dt, resume, model, state, table, run, shapes, walls):
         reduce_kick_block(first, n, j_start, j_pairs, out, status, owner, mass, inv_mass, inv_inertia, gravity, pos, vel,
                           angvel, quat, force, torque, vel_pred, angvel_pred, dissipated, diss_terms, boundary_work,
                           ref_pos, 0.0, 0.0, half_skin, flags, damping, rigid)
-        clump_kick(0.0, clumps, pos, vel, angvel, force, torque, gravity, flags)
+        if clumps is not None:
+            clump_kick(0.0, clumps, pos, vel, angvel, force, torque, gravity, flags)
         return 0, resume
     if n_steps == 0:
         return 0, resume
     if not resume:
         kick_drift_block(first, n, dt, pos, vel, angvel, quat, force, torque, inv_mass, inv_inertia, vel_pred,
                          angvel_pred, ref_pos, half_skin, flags, rigid)
-        clump_drift(dt, clumps, pos, vel, angvel, quat, vel_pred, angvel_pred, ref_pos, half_skin, flags)
+        if clumps is not None:
+            clump_drift(dt, clumps, pos, vel, angvel, quat, vel_pred, angvel_pred, ref_pos, half_skin, flags)
         if servos:
             servo_update(dt, servo, wall_point, wall_vel, wall_normal, out, status, boundary_power)
         move_walls(wall_point, wall_vel, wall_normal, wall_ref, dt, half_skin, flags, cylinders)
@@ -455,12 +457,14 @@ def advance(n_steps, dt, resume, model, state, table, run, shapes, walls):
                 _reduce_block(a, e, dt, 0.0, model, state, table, run, rigid, damping)
                 a = e
             last = s == n_steps - 1 or flags[FLAG_OVERLAP] != 0 or flags[FLAG_STATE_NAN] != 0
-            clump_kick(dt, clumps, pos, vel, angvel, force, torque, gravity, flags)
+            if clumps is not None:
+                clump_kick(dt, clumps, pos, vel, angvel, force, torque, gravity, flags)
             if not last:
                 # the next step's half kick and drift, a pass of its own (module docstring)
                 kick_drift_block(first, n, dt, pos, vel, angvel, quat, force, torque, inv_mass, inv_inertia,
                                  vel_pred, angvel_pred, ref_pos, half_skin, flags, rigid)
-                clump_drift(dt, clumps, pos, vel, angvel, quat, vel_pred, angvel_pred, ref_pos, half_skin, flags)
+                if clumps is not None:
+                    clump_drift(dt, clumps, pos, vel, angvel, quat, vel_pred, angvel_pred, ref_pos, half_skin, flags)
         if not last:
             if servos:
                 servo_update(dt, servo, wall_point, wall_vel, wall_normal, out, status, boundary_power)
@@ -518,14 +522,16 @@ def advance_parallel(n_steps, dt, resume, model, state, table, run, shapes, wall
         reduce_kick_deferred(deferred, j_start, j_pairs, out, status, owner, mass, inv_mass, inv_inertia,
                              gravity, pos, vel, angvel, quat, force, torque, vel, angvel, dissipated, diss_terms,
                              boundary_work, ref_pos, 0.0, half_skin, flags, damping, rigid)
-        clump_kick(0.0, clumps, pos, vel, angvel, force, torque, gravity, flags)
+        if clumps is not None:
+            clump_kick(0.0, clumps, pos, vel, angvel, force, torque, gravity, flags)
         return 0, resume
     if n_steps == 0:
         return 0, resume
     if not resume:
         kick_drift(dt, pos, vel, angvel, quat, force, torque, inv_mass, inv_inertia, vel_pred, angvel_pred,
                    ref_pos, half_skin, flags, n_blocks, rigid)
-        clump_drift(dt, clumps, pos, vel, angvel, quat, vel_pred, angvel_pred, ref_pos, half_skin, flags)
+        if clumps is not None:
+            clump_drift(dt, clumps, pos, vel, angvel, quat, vel_pred, angvel_pred, ref_pos, half_skin, flags)
         if servos:
             servo_update(dt, servo, wall_point, wall_vel, wall_normal, out, status, boundary_power)
         move_walls(wall_point, wall_vel, wall_normal, wall_ref, dt, half_skin, flags, cylinders)
@@ -538,13 +544,15 @@ def advance_parallel(n_steps, dt, resume, model, state, table, run, shapes, wall
         reduce_kick_deferred(deferred, j_start, j_pairs, out, status, owner, mass, inv_mass, inv_inertia,
                              gravity, pos, vel, angvel, quat, force, torque, vel_pred, angvel_pred, dissipated,
                              diss_terms, boundary_work, ref_pos, dt, half_skin, flags, damping, rigid)
-        clump_kick(dt, clumps, pos, vel, angvel, force, torque, gravity, flags)
+        if clumps is not None:
+            clump_kick(dt, clumps, pos, vel, angvel, force, torque, gravity, flags)
         # an overlap beyond the guard ends the call on a step boundary (a consistent state to diagnose)
         last = s == n_steps - 1 or flags[FLAG_OVERLAP] != 0 or flags[FLAG_STATE_NAN] != 0
         if not last:
             kick_drift(dt, pos, vel, angvel, quat, force, torque, inv_mass, inv_inertia, vel_pred, angvel_pred,
                        ref_pos, half_skin, flags, n_blocks, rigid)
-            clump_drift(dt, clumps, pos, vel, angvel, quat, vel_pred, angvel_pred, ref_pos, half_skin, flags)
+            if clumps is not None:
+                clump_drift(dt, clumps, pos, vel, angvel, quat, vel_pred, angvel_pred, ref_pos, half_skin, flags)
             if servos:
                 servo_update(dt, servo, wall_point, wall_vel, wall_normal, out, status, boundary_power)
             move_walls(wall_point, wall_vel, wall_normal, wall_ref, dt, half_skin, flags, cylinders)
