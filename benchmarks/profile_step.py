@@ -59,7 +59,7 @@ def profile(n: int, threads: int, order: str = "lattice", scene_kind: str = "lat
      pair_params) = st._model_args
     (pos_, vel, angvel, quat, force, torque, wall_point, wall_vel, dissipated, diss_terms, boundary_work,
      boundary_power, damping_work, damping_force) = st._state_args
-    bodies, rigid, meshes, motion = st._shape_args()
+    bodies, rigid, meshes, motion, clumps = st._shape_args()
     blocks = n_blocks(big)
     half = 0.5 * t.skin
 

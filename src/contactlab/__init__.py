@@ -23,6 +23,7 @@ from .errors import (CheckpointError, ContactlabError, InputError, LawError, Out
 from .materials import Material
 from .probe import ProbeResult, probe
 from .scene import Scene
+from .scene.clumps import ClumpTemplate
 from .simulation import Simulation
 from .cell import PeriodicCell
 from .dda import DDA
@@ -35,6 +36,7 @@ __version__ = "0.1.0"
 __all__ = [
     "Material",
     "Scene",
+    "ClumpTemplate",
     "Simulation",
     "PeriodicCell",
     "DDA",

@@ -65,6 +65,14 @@ class Model:
     thickness : float, m: the disks' and ellipses' thickness in a 2-D scene (their mass and inertia)
     inv_principal_inertia : (N, 3) float64, 1/(kg m^2), per body: inverse principal moments, 0 for
         fixed bodies (derived from ``principal_inertia`` and ``fixed``, not a constructor argument)
+    clump_of : (N,) int64, per body: the clump a sphere belongs to, -1 for none
+        (:mod:`contactlab.scene.clumps`; a clump member's ``mass`` is its clump's, the mass its
+        contacts see, and its ``inertia`` a bound that keeps the stability estimate safe)
+    clump_first : (C + 1,) int64: the members of clump c are ``clump_members[clump_first[c]:clump_first[c + 1]]``
+    clump_members : (Nm,) int64, per member: its body index
+    clump_offsets : (Nm, 3) float64, m, per member: its centre in its clump's principal frame
+    clump_mass : (C,) float64, kg, per clump (overlaps counted once)
+    clump_inertia : (C, 3) float64, kg m^2, per clump: principal moments about its centre of mass
     """
 
     radius: np.ndarray
@@ -94,6 +102,12 @@ class Model:
     thickness: float = 1.0
     wall_kind: np.ndarray | None = None
     wall_shape: np.ndarray | None = None
+    clump_of: np.ndarray | None = None
+    clump_first: np.ndarray | None = None
+    clump_members: np.ndarray | None = None
+    clump_offsets: np.ndarray | None = None
+    clump_mass: np.ndarray | None = None
+    clump_inertia: np.ndarray | None = None
     inv_principal_inertia: np.ndarray = field(init=False, repr=False)
 
     def __post_init__(self):
@@ -112,6 +126,12 @@ class Model:
             mesh_size=lambda: np.zeros(0),
             wall_kind=lambda: np.zeros(self.wall_normal.shape[0], dtype=np.uint8),
             wall_shape=lambda: np.zeros((self.wall_normal.shape[0], N_WALL_SHAPE)),
+            clump_of=lambda: np.full(n, -1, dtype=np.int64),
+            clump_first=lambda: np.zeros(1, dtype=np.int64),
+            clump_members=lambda: np.zeros(0, dtype=np.int64),
+            clump_offsets=lambda: np.zeros((0, 3)),
+            clump_mass=lambda: np.zeros(0),
+            clump_inertia=lambda: np.zeros((0, 3)),
         )
         for name, make in defaults.items():
             if getattr(self, name) is None:
@@ -147,6 +167,26 @@ class Model:
         """True when a body is not a sphere or a mesh is present (the kernels then carry the
         narrow phase of every shape)."""
         return bool(self.shape_kind.any()) or self.n_triangles > 0
+
+    @property
+    def n_clumps(self) -> int:
+        """Number of clumps C (rigid aggregates of member spheres)."""
+        return int(self.clump_mass.shape[0])
+
+    def stability_masses(self) -> tuple[np.ndarray, np.ndarray]:
+        """(N,) kg and (N,) kg m^2 per body: the mass and moment of inertia the stability estimate
+        gives a body.  Its own, except for a clump member: the smallest effective mass of its clump
+        at any point of its surface along any direction, ``1 / (1/M + (|o| + r)^2 / I_min)`` (``o``
+        its offset from the clump's centre of mass), and its ``inertia`` (the same bound for the
+        turning of its surface)."""
+        mass = self.mass.copy()
+        member = self.clump_members
+        if len(member):
+            counts = np.diff(self.clump_first)
+            owner = np.repeat(np.arange(self.n_clumps), counts)
+            lever = np.linalg.norm(self.clump_offsets, axis=1) + self.radius[member]
+            mass[member] = 1.0 / (1.0 / self.clump_mass[owner] + lever**2 / self.clump_inertia[owner].min(axis=1))
+        return mass, self.inertia
 
     @property
     def n_walls(self) -> int:

@@ -18,7 +18,8 @@ from .geometry.rotation import rotation_matrices, rotation_matrix
 from .geometry.sphere_cylinder import WALL_PLANE, cylinder_surface_np
 
 __all__ = ["pair_data", "contacts", "contact", "n_contacts", "wall_forces", "mesh_forces", "mesh_torques",
-           "mesh_triangles", "energy", "linear_momentum", "angular_momentum", "spin_momenta", "summary",
+           "mesh_triangles", "energy", "linear_momentum", "angular_momentum", "spin_momenta", "clump_spin_momenta",
+           "summary",
            "convex_roll_output", "rotation_matrices"]
 
 
@@ -211,15 +212,33 @@ def spin_momenta(model, state) -> np.ndarray:
     return out
 
 
+def _free(model) -> np.ndarray:
+    """(N,) bool: the free bodies that carry their own mass (not fixed, not a clump member: a
+    clump's mass is counted once, by the clump)."""
+    return ~model.fixed & (model.clump_of < 0)
+
+
+def clump_spin_momenta(model, state) -> np.ndarray:
+    """(C, 3) angular momentum of each clump about its centre of mass, kg m^2/s."""
+    r = rotation_matrices(state.clump_orientations)
+    wb = np.einsum("kji,kj->ki", r, state.clump_angular_velocities) * model.clump_inertia
+    return np.einsum("kij,kj->ki", r, wb)
+
+
 def energy(model, state, table, law, local_damping: float = 0.0) -> dict[str, float]:
     """Energy terms, J (see :meth:`contactlab.Simulation.energy`); ``balance_error`` against
     ``state.initial_energy`` (0 while that is not set)."""
     s, m = state, model
-    free = ~m.fixed
+    free = _free(m)
     v = s.velocities[free]
     kinetic = 0.5 * float(np.dot(m.mass[free], np.einsum("ij,ij->i", v, v)))
     rotational = 0.5 * float(np.einsum("ij,ij->i", s.angular_velocities[free], spin_momenta(m, s)[free]).sum())
     grav = -float(np.dot(m.mass[free], s.positions[free] @ m.gravity))
+    if m.n_clumps:
+        vc = s.clump_velocities
+        kinetic += 0.5 * float(np.dot(m.clump_mass, np.einsum("ij,ij->i", vc, vc)))
+        rotational += 0.5 * float(np.einsum("ij,ij->i", s.clump_angular_velocities, clump_spin_momenta(m, s)).sum())
+        grav -= float(np.dot(m.clump_mass, s.clump_positions @ m.gravity))
     t = table
     elastic = float(t.out[t.active(), layout.OUT_ELASTIC].sum())
     damping = float(s.damping_work.sum())
@@ -239,17 +258,22 @@ def energy(model, state, table, law, local_damping: float = 0.0) -> dict[str, fl
 
 def linear_momentum(model, state) -> np.ndarray:
     """(3,) total linear momentum of the free bodies, kg m/s."""
-    free = ~model.fixed
-    return (model.mass[free, None] * state.velocities[free]).sum(axis=0)
+    free = _free(model)
+    clumps = (model.clump_mass[:, None] * state.clump_velocities).sum(axis=0) if model.n_clumps else 0.0
+    return (model.mass[free, None] * state.velocities[free]).sum(axis=0) + clumps
 
 
 def angular_momentum(model, state, origin: np.ndarray) -> np.ndarray:
     """(3,) total angular momentum of the free bodies about ``origin`` (3,), kg m^2/s."""
-    free = ~model.fixed
+    free = _free(model)
     m = model.mass[free, None]
     r = state.positions[free] - origin
     orbital = np.cross(r, m * state.velocities[free]).sum(axis=0)
     spin = spin_momenta(model, state)[free].sum(axis=0)
+    if model.n_clumps:
+        rc = state.clump_positions - origin
+        orbital = orbital + np.cross(rc, model.clump_mass[:, None] * state.clump_velocities).sum(axis=0)
+        spin = spin + clump_spin_momenta(model, state).sum(axis=0)
     return orbital + spin
 
 

@@ -176,6 +176,9 @@ class Simulation:
         self.local_damping = as_finite("local_damping", local_damping)
         if not 0.0 <= self.local_damping < 1.0:
             raise InputError(f"local_damping must satisfy 0 <= local_damping < 1, got {self.local_damping!r}")
+        if self.local_damping > 0.0 and model_data.n_clumps:
+            raise InputError(f"local_damping={self.local_damping!r} is not implemented for scenes with clumps "
+                             f"(it would act on the member spheres, not on the clump); use local_damping=0")
         if skin is not None:
             skin = as_positive("skin", skin, "m")
         if threads is not None:
@@ -317,6 +320,44 @@ class Simulation:
     def torques(self) -> np.ndarray:
         """(N, 3) total torque on each sphere about its centre, N m (a copy)."""
         return self.state.torques.copy()
+
+    # clumps (docs/clumps.md): the arrays above hold the member spheres (their centres, the clump's
+    # rigid velocity at them, its angular velocity and orientation; a member's force is that of its
+    # contacts alone); these hold the clumps, one row per clump
+    @property
+    def n_clumps(self) -> int:
+        """Number of clumps C."""
+        return self.model.n_clumps
+
+    @property
+    def clump_positions(self) -> np.ndarray:
+        """(C, 3) centre of mass of each clump, m (a copy)."""
+        return self.state.clump_positions.copy()
+
+    @property
+    def clump_velocities(self) -> np.ndarray:
+        """(C, 3) velocity of each clump's centre of mass, m/s (a copy)."""
+        return self.state.clump_velocities.copy()
+
+    @property
+    def clump_angular_velocities(self) -> np.ndarray:
+        """(C, 3) angular velocity of each clump, rad/s, global frame (a copy)."""
+        return self.state.clump_angular_velocities.copy()
+
+    @property
+    def clump_orientations(self) -> np.ndarray:
+        """(C, 4) unit quaternions (w, x, y, z): each clump's principal frame to global (a copy)."""
+        return self.state.clump_orientations.copy()
+
+    @property
+    def clump_forces(self) -> np.ndarray:
+        """(C, 3) total force on each clump at the last evaluation (its members' contacts + its weight), N."""
+        return self.state.clump_forces.copy()
+
+    @property
+    def clump_torques(self) -> np.ndarray:
+        """(C, 3) total torque on each clump about its centre of mass at the last evaluation, N m."""
+        return self.state.clump_torques.copy()
 
     @property
     def wall_points(self) -> np.ndarray:

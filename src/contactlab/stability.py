@@ -66,10 +66,11 @@ def stability_limit(model, contact_model: ContactModel, max_overlap: float) -> S
     # aspect ratios up to 2.5, which then buzzed without coming to rest)
     rad = np.where(m.shape_kind == ELLIPSE, m.radius, m.contact_radius)
     free_reps, fixed_reps = [], []  # (material index, radius, mass, inertia, body index)
+    mass, inertia = m.stability_masses()  # a clump member's: its clump's smallest effective mass
     for a in np.unique(m.material):
         idx = np.flatnonzero(free & (m.material == a))
-        for p in idx[np.argsort(m.mass[idx], kind="stable")[:2]]:
-            free_reps.append((int(a), float(rad[p]), float(m.mass[p]), float(m.inertia[p]), int(p)))
+        for p in idx[np.argsort(mass[idx], kind="stable")[:2]]:
+            free_reps.append((int(a), float(rad[p]), float(mass[p]), float(inertia[p]), int(p)))
         idx = np.flatnonzero(m.fixed & (m.material == a))
         if len(idx):
             p = int(idx[np.argmin(rad[idx])])
@@ -145,6 +146,7 @@ def check_initial_sphere_overlaps(model, state, tolerance: float) -> None:
         i, j = pairs[:, 0], pairs[:, 1]
         # spheres here; the other shapes' overlaps show at the first force evaluation
         keep = ~(m.fixed[i] & m.fixed[j]) & (m.shape_kind[i] == 0) & (m.shape_kind[j] == 0)
+        keep &= (m.clump_of[i] < 0) | (m.clump_of[i] != m.clump_of[j])   # a clump's members overlap
         i, j = i[keep], j[keep]
         overlap = r[i] + r[j] - np.linalg.norm(pos[j] - pos[i], axis=1)
         ratio = overlap / np.minimum(r[i], r[j])

@@ -57,6 +57,12 @@ class State:
     images : (N, 3) int64 or None, per body: the cell vectors its wrapped position was brought back
         by (``x + H images`` is its unwrapped position); None without a periodic cell
 
+    clump_positions, clump_velocities, clump_angular_velocities : (C, 3) float64, m, m/s, rad/s, per
+        clump: centre of mass, its velocity, angular velocity (global frame)
+    clump_orientations : (C, 4) float64, per clump: unit quaternion, principal frame to global
+    clump_forces, clump_torques : (C, 3) float64, N and N m, per clump: total force (contacts of its
+        members + weight) and torque about its centre of mass at the last evaluation
+
     Per-sphere arrays hold one row per body (spheres and every other shape, in the order added).
     """
 
@@ -88,6 +94,12 @@ class State:
     servo_param: np.ndarray | None = None
     cell: np.ndarray | None = None
     images: np.ndarray | None = None
+    clump_positions: np.ndarray | None = None
+    clump_velocities: np.ndarray | None = None
+    clump_angular_velocities: np.ndarray | None = None
+    clump_orientations: np.ndarray | None = None
+    clump_forces: np.ndarray | None = None
+    clump_torques: np.ndarray | None = None
 
     def time_at(self, step: int, dt: float) -> float:
         """Simulated time (s) at ``step`` for the time step ``dt`` set at ``step_base``."""

@@ -5,7 +5,7 @@ import numpy as np
 
 from .._jit import n_blocks
 from ..neighbors.celllist import boundary_pairs, build_pairs, transpose_pairs
-from ..neighbors.exclusions import filter_pairs
+from ..neighbors.exclusions import filter_pairs, filter_same_clump
 from ..neighbors.periodic_list import build_pairs_periodic
 from ..neighbors.triangles import triangle_pairs
 from .history_match import remap_pairs
@@ -98,7 +98,8 @@ class ContactTable:
         return self.pair_i[sel].astype(np.int64), self.pair_j[sel].astype(np.int64)
 
     def rebuild(self, pos, radius, fixed, wall_point, wall_normal, exclusions=None, material=None,
-                wall_material=None, extra_pairs=None, triangles=None, mesh_pose=None, walls=None, cell=None):
+                wall_material=None, extra_pairs=None, triangles=None, mesh_pose=None, walls=None, cell=None,
+                clump_of=None):
         """Build the list around the current positions and carry each pair's data over.
 
         ``exclusions`` (:class:`~contactlab.neighbors.exclusions.Exclusions`, with the per-body
@@ -111,6 +112,7 @@ class ContactTable:
         wall_shape)`` for cylinder walls (None: planes only).  ``cell``: the periodic cell of the
         state (:mod:`contactlab.geometry.periodic`; positions wrapped into it), pairs then by
         their minimum image (:mod:`contactlab.neighbors.periodic_list`).
+        ``clump_of`` (N,): each body's clump (-1: none); two members of one clump are never a pair.
         """
         sp_i, sp_j, sp_hist, sp_out, sp_status = self._spare
         if cell is None:
@@ -126,6 +128,8 @@ class ContactTable:
         if exclusions is not None and exclusions.any:
             n_new = filter_pairs(n_new, new_i, new_j, i_start, material, wall_material, exclusions.material_active,
                                  exclusions.keys, exclusions.n_bodies)
+        if clump_of is not None:
+            n_new = filter_same_clump(n_new, new_i, new_j, i_start, clump_of)
         keep_i, keep_j = self.bonded_pairs()
         if extra_pairs is not None:
             keep_i = np.concatenate([keep_i, np.asarray(extra_pairs[0], dtype=np.int64)])

@@ -78,6 +78,7 @@ from contactlab.engine.integrate import (block_size, deferred_runs, kick_drift, 
 from contactlab.engine.servo import servo_update
 from contactlab.engine.cell_motion import move_cell
 from contactlab.geometry.periodic import min_image
+from contactlab.engine.clump_motion import clump_drift, clump_kick
 
 __all__ = ["advance", "advance_parallel", "pair_forces", "kick_drift", "reduce_kick", "probe", "move_meshes",
            "move_walls", "kick_drift_range", "reduce_kick_range"]  # the last two: the integrator's per-block kernels, re-exported
@@ -382,12 +383,14 @@ def advance(n_steps, dt, resume, model, state, table, run, shapes, walls):
       hist, out, status, ref_pos, wall_ref)``;
     * ``run`` (the run's work arrays and options, the flags last): ``(vel_pred, angvel_pred, owner,
       half_skin, overlap_limit, n_blocks, local_damping, flags)``;
-    * ``shapes = (bodies, rigid, meshes, motion)``: ``bodies = (shape_kind, shape_ref, shape_data,
+    * ``shapes = (bodies, rigid, meshes, motion, clumps)``: ``bodies = (shape_kind, shape_ref, shape_data,
       contact_radius, geo_col, mode)`` (shapes), ``rigid = (shape_kind, principal_inertia,
       inv_principal_inertia)`` (full inertia tensors; None in a scene of spheres only, so that
       the integrator's rigid-body branches compile away), ``meshes = (tri_ref, tri_mesh, mesh_pos,
       mesh_quat, mesh_vel, mesh_angvel, mesh_material, scratch)`` and ``motion`` (see
-      :func:`move_meshes`), as the narrow phases and the integrator take them;
+      :func:`move_meshes`), as the narrow phases and the integrator take them; ``clumps`` the
+      clumps' arrays (:mod:`contactlab.engine.clump_motion`; None without clumps: their calls
+      compile to nothing and the reduction stays fused with the next drift);
     * ``walls = (cylinders, servo, cell)``: ``(wall_kind, wall_shape)`` with cylinder walls, else
       None (their branches compile away); the servo-controlled walls and meshes
       (:func:`servo_update`, called, when there are any, before the walls move); the periodic cell
@@ -400,7 +403,7 @@ def advance(n_steps, dt, resume, model, state, table, run, shapes, walls):
     i_start, pair_j, j_start, j_pairs, hist, out, status, ref_pos, wall_ref = table
     vel_pred, angvel_pred, owner, half_skin, overlap_limit, n_blocks, local_damping, flags = run
     damping = (local_damping, damping_work, damping_force)
-    bodies, rigid, meshes, motion = shapes
+    bodies, rigid, meshes, motion, clumps = shapes
     cylinders, servo, cell = walls
     shape_data, servos, moving = bodies[2], servo[0].shape[0] > 0, meshes[0].shape[0] > 0  # once per call
     n = pos.shape[0]
@@ -412,12 +415,16 @@ def advance(n_steps, dt, resume, model, state, table, run, shapes, walls):
         reduce_kick_block(first, n, j_start, j_pairs, out, status, owner, mass, inv_mass, inv_inertia, gravity, pos, vel,
                           angvel, quat, force, torque, vel_pred, angvel_pred, dissipated, diss_terms, boundary_work,
                           ref_pos, 0.0, 0.0, half_skin, flags, damping, rigid)
+        if clumps is not None:
+            clump_kick(0.0, clumps, pos, vel, angvel, force, torque, gravity, flags)
         return 0, resume
     if n_steps == 0:
         return 0, resume
     if not resume:
         kick_drift_block(first, n, dt, pos, vel, angvel, quat, force, torque, inv_mass, inv_inertia, vel_pred,
                          angvel_pred, ref_pos, half_skin, flags, rigid)
+        if clumps is not None:
+            clump_drift(dt, clumps, pos, vel, angvel, quat, vel_pred, angvel_pred, ref_pos, half_skin, flags)
         if servos:
             servo_update(dt, servo, wall_point, wall_vel, wall_normal, out, status, boundary_power)
         move_walls(wall_point, wall_vel, wall_normal, wall_ref, dt, half_skin, flags, cylinders)
@@ -433,19 +440,27 @@ def advance(n_steps, dt, resume, model, state, table, run, shapes, walls):
                          owner, boundary_power, dt, overlap_limit, flags, quat, bodies, meshes, cylinders, cell)
             # an overlap beyond the guard ends the call on a step boundary (a consistent state to diagnose)
             last = s == n_steps - 1 or flags[FLAG_OVERLAP] != 0 or flags[FLAG_STATE_NAN] != 0
-            # the reduction fused with the next step's kick-drift
+            # the reduction fused with the next step's kick-drift (not with clumps: they move after
+            # the reduction of all their members)
+            drift_next = 0.0 if last or clumps is not None else dt
             if SPHERES_ONLY:
                 # the spheres-only kernel called directly: a call through reduce_kick_block costs ~70 ns
                 # (its array arguments' reference counts), a quarter of a two-body step
                 reduce_kick_range_spheres(first, n, j_start, j_pairs, out, status, owner, mass, inv_mass, inv_inertia,
                                           gravity, pos, vel, angvel, quat, force, torque, vel_pred, angvel_pred,
-                                          dissipated, diss_terms, boundary_work, ref_pos, dt, 0.0 if last else dt,
+                                          dissipated, diss_terms, boundary_work, ref_pos, dt, drift_next,
                                           half_skin, flags, damping)
             else:
                 reduce_kick_block(first, n, j_start, j_pairs, out, status, owner, mass, inv_mass, inv_inertia, gravity,
                                   pos, vel, angvel, quat, force, torque, vel_pred, angvel_pred, dissipated,
-                                  diss_terms, boundary_work, ref_pos, dt, 0.0 if last else dt, half_skin, flags,
+                                  diss_terms, boundary_work, ref_pos, dt, drift_next, half_skin, flags,
                                   damping, rigid)
+            if clumps is not None:
+                clump_kick(dt, clumps, pos, vel, angvel, force, torque, gravity, flags)
+                if not last:
+                    kick_drift_block(first, n, dt, pos, vel, angvel, quat, force, torque, inv_mass, inv_inertia,
+                                     vel_pred, angvel_pred, ref_pos, half_skin, flags, rigid)
+                    clump_drift(dt, clumps, pos, vel, angvel, quat, vel_pred, angvel_pred, ref_pos, half_skin, flags)
         else:
             # the sweep (module docstring): each block's pairs, then its reduction and closing half
             # kick (nothing evaluated later reads the block's bodies: a later pair (i', j) has j > i')
@@ -459,10 +474,14 @@ def advance(n_steps, dt, resume, model, state, table, run, shapes, walls):
                 _reduce_block(a, e, dt, 0.0, model, state, table, run, rigid, damping)
                 a = e
             last = s == n_steps - 1 or flags[FLAG_OVERLAP] != 0 or flags[FLAG_STATE_NAN] != 0
+            if clumps is not None:
+                clump_kick(dt, clumps, pos, vel, angvel, force, torque, gravity, flags)
             if not last:
                 # the next step's half kick and drift, a pass of its own (module docstring)
                 kick_drift_block(first, n, dt, pos, vel, angvel, quat, force, torque, inv_mass, inv_inertia,
                                  vel_pred, angvel_pred, ref_pos, half_skin, flags, rigid)
+                if clumps is not None:
+                    clump_drift(dt, clumps, pos, vel, angvel, quat, vel_pred, angvel_pred, ref_pos, half_skin, flags)
         if not last:
             if servos:
                 servo_update(dt, servo, wall_point, wall_vel, wall_normal, out, status, boundary_power)
@@ -504,7 +523,7 @@ def advance_parallel(n_steps, dt, resume, model, state, table, run, shapes, wall
     i_start, pair_j, j_start, j_pairs, hist, out, status, ref_pos, wall_ref = table
     vel_pred, angvel_pred, owner, half_skin, overlap_limit, n_blocks, local_damping, flags = run
     damping = (local_damping, damping_work, damping_force)
-    bodies, rigid, meshes, motion = shapes
+    bodies, rigid, meshes, motion, clumps = shapes
     cylinders, servo, cell = walls
     shape_data, servos, moving = bodies[2], servo[0].shape[0] > 0, meshes[0].shape[0] > 0  # once per call
     n = pos.shape[0]
@@ -521,12 +540,16 @@ def advance_parallel(n_steps, dt, resume, model, state, table, run, shapes, wall
         reduce_kick_deferred(deferred, j_start, j_pairs, out, status, owner, mass, inv_mass, inv_inertia,
                              gravity, pos, vel, angvel, quat, force, torque, vel, angvel, dissipated, diss_terms,
                              boundary_work, ref_pos, 0.0, half_skin, flags, damping, rigid)
+        if clumps is not None:
+            clump_kick(0.0, clumps, pos, vel, angvel, force, torque, gravity, flags)
         return 0, resume
     if n_steps == 0:
         return 0, resume
     if not resume:
         kick_drift(dt, pos, vel, angvel, quat, force, torque, inv_mass, inv_inertia, vel_pred, angvel_pred,
                    ref_pos, half_skin, flags, n_blocks, rigid)
+        if clumps is not None:
+            clump_drift(dt, clumps, pos, vel, angvel, quat, vel_pred, angvel_pred, ref_pos, half_skin, flags)
         if servos:
             servo_update(dt, servo, wall_point, wall_vel, wall_normal, out, status, boundary_power)
         move_walls(wall_point, wall_vel, wall_normal, wall_ref, dt, half_skin, flags, cylinders)
@@ -540,11 +563,15 @@ def advance_parallel(n_steps, dt, resume, model, state, table, run, shapes, wall
         reduce_kick_deferred(deferred, j_start, j_pairs, out, status, owner, mass, inv_mass, inv_inertia,
                              gravity, pos, vel, angvel, quat, force, torque, vel_pred, angvel_pred, dissipated,
                              diss_terms, boundary_work, ref_pos, dt, half_skin, flags, damping, rigid)
+        if clumps is not None:
+            clump_kick(dt, clumps, pos, vel, angvel, force, torque, gravity, flags)
         # an overlap beyond the guard ends the call on a step boundary (a consistent state to diagnose)
         last = s == n_steps - 1 or flags[FLAG_OVERLAP] != 0 or flags[FLAG_STATE_NAN] != 0
         if not last:
             kick_drift(dt, pos, vel, angvel, quat, force, torque, inv_mass, inv_inertia, vel_pred, angvel_pred,
                        ref_pos, half_skin, flags, n_blocks, rigid)
+            if clumps is not None:
+                clump_drift(dt, clumps, pos, vel, angvel, quat, vel_pred, angvel_pred, ref_pos, half_skin, flags)
             if servos:
                 servo_update(dt, servo, wall_point, wall_vel, wall_normal, out, status, boundary_power)
             move_walls(wall_point, wall_vel, wall_normal, wall_ref, dt, half_skin, flags, cylinders)
@@ -568,7 +595,7 @@ def _sweep_ranges(n, span, deferred, dt, model, state, table, run, shapes, dampi
      damping_work, damping_force) = state
     i_start, pair_j, j_start, j_pairs, hist, out, status, ref_pos, wall_ref = table
     vel_pred, angvel_pred, owner, half_skin, overlap_limit, n_blocks, local_damping, flags = run
-    bodies, rigid, meshes, motion = shapes
+    bodies, rigid, meshes, motion, clumps = shapes
     run_lo, run_hi, range_first = deferred
     for r in prange((n + span - 1) // span):
         a = r * span

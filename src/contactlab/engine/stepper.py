@@ -192,6 +192,11 @@ class Stepper:
         self.cylinders = (m.wall_kind, m.wall_shape) if m.has_cylinders else None
         #: the periodic cell (:mod:`contactlab.geometry.periodic`, the state's), or None
         self.cell = state.cell
+        #: the clumps' arrays for the kernels (:mod:`contactlab.engine.clump_motion`), None without clumps
+        self.clumps = None if not m.n_clumps else (
+            m.clump_first, m.clump_members, m.clump_offsets, m.clump_mass, m.clump_inertia, 1.0 / m.clump_inertia,
+            s.clump_positions, s.clump_velocities, s.clump_angular_velocities, s.clump_orientations, s.clump_forces,
+            s.clump_torques)
         if saved_table is not None:
             self.table.restore(**saved_table)
 
@@ -211,6 +216,11 @@ class Stepper:
             s.shape_data = m.shape_data.copy()
         if s.servo_index is None:
             s.servo_index, s.servo_param = empty_rows()
+        if s.clump_positions is None:
+            c = m.n_clumps
+            s.clump_positions, s.clump_velocities, s.clump_angular_velocities = (np.zeros((c, 3)) for _ in range(3))
+            s.clump_forces, s.clump_torques = np.zeros((c, 3)), np.zeros((c, 3))
+            s.clump_orientations = np.tile([1.0, 0.0, 0.0, 0.0], (c, 1))
         if s.mesh_positions is None:
             n_m = m.n_meshes
             s.mesh_positions = np.zeros((n_m, 3))
@@ -238,7 +248,8 @@ class Stepper:
         self.table.rebuild(s.positions, m.radius, m.fixed, s.wall_points, m.wall_normal, self.exclusions, m.material,
                            wall_material, extra_pairs=extra_pairs,
                            triangles=(s.shape_data, m.tri_ref) if m.n_triangles else None,
-                           mesh_pose=(s.mesh_positions, s.mesh_orientations), walls=self.cylinders, cell=self.cell)
+                           mesh_pose=(s.mesh_positions, s.mesh_orientations), walls=self.cylinders, cell=self.cell,
+                           clump_of=m.clump_of if m.n_clumps else None)
 
     def make_bonds(self, i: np.ndarray, j: np.ndarray) -> int:
         """Bond the pairs of bodies ``(i[k], j[k])`` (``i < j``; pairs whose bond is intact are
@@ -266,7 +277,7 @@ class Stepper:
 
     # ------------------------------------------------------------------ kernel calls
     def _shape_args(self):
-        """The tuples the kernels take for shapes, rigid bodies and meshes (see kernels.advance)."""
+        """The tuples the kernels take for shapes, rigid bodies, meshes and clumps (see kernels.advance)."""
         m, s, t = self.model, self.state, self.table
         # the triangle selection's scratch, per pair: only a scene with mesh walls needs it (64 B a pair)
         need = t.pair_i.shape[0] if m.n_triangles else 0
@@ -282,7 +293,7 @@ class Stepper:
         meshes = (m.tri_ref, m.tri_mesh, s.mesh_positions, s.mesh_orientations, s.mesh_velocities,
                   s.mesh_angular_velocities, m.mesh_material, self.scratch)
         motion = (m.mesh_local, m.mesh_first, t.mesh_ref_pos, t.mesh_ref_quat, m.mesh_size)
-        return bodies, rigid, meshes, motion
+        return bodies, rigid, meshes, motion, self.clumps
 
     def advance(self, n_steps: int, dt: float, resume: bool) -> tuple[int, bool]:
         """One call of the step kernel (``n_steps = -1``: the forces of the current state only):

@@ -54,10 +54,12 @@ _STATE_ARRAYS = ("positions", "velocities", "angular_velocities", "orientations"
                  "damping_work", "mesh_positions", "mesh_orientations", "mesh_velocities", "mesh_angular_velocities",
                  "shape_data", "boundary_power", "damping_force")
 #: arrays added within format version 6 (cylinder walls, servo-controlled walls, the periodic cell and image
-#: counters): written when the simulation has them, read when present (a checkpoint written before them has
-#: plane walls only, no servo and no periodic cell)
-_OPTIONAL_MODEL_ARRAYS = ("wall_kind", "wall_shape")
-_OPTIONAL_STATE_ARRAYS = ("servo_index", "servo_param", "cell", "images")
+#: counters, clumps): written when the simulation has them, read when present (a checkpoint written before
+#: them has plane walls only, no servo, no periodic cell and no clumps)
+_OPTIONAL_MODEL_ARRAYS = ("wall_kind", "wall_shape", "clump_of", "clump_first", "clump_members", "clump_offsets",
+                          "clump_mass", "clump_inertia")
+_OPTIONAL_STATE_ARRAYS = ("servo_index", "servo_param", "cell", "images", "clump_positions", "clump_velocities",
+                          "clump_angular_velocities", "clump_orientations", "clump_forces", "clump_torques")
 _TABLE_ARRAYS = ("pair_i", "pair_j", "hist", "out", "status", "ref_pos", "wall_ref", "mesh_ref_pos", "mesh_ref_quat")
 #: version 5 kept these outside the state and the table: entry name -> (where, name) now
 _V5_ENTRIES = {"boundary_power": ("state", "boundary_power"), "damping_force": ("state", "damping_force"),

@@ -4,7 +4,8 @@ Files written by :class:`VTKReporter` into its directory, for frame ``k``:
 
 * ``particles_<k>.vtp``: one vertex per sphere at its centre; point data ``id``, ``radius`` (m),
   ``velocity`` (m/s), ``angular_velocity`` (rad/s), ``force`` (N, total), ``torque`` (N m),
-  ``orientation`` (quaternion w, x, y, z), ``material``, ``fixed``.  In ParaView use the *Glyph*
+  ``orientation`` (quaternion w, x, y, z), ``material``, ``fixed``, ``clump`` (the clump a member
+  sphere belongs to, -1 for none: colour by it to see the clumps).  In ParaView use the *Glyph*
   filter with a sphere source, scale by ``radius`` (scale factor 2, since the source has radius
   0.5).
 * ``contacts_<k>.vtp``: one line per active contact, from the centre of ``i`` to the centre of
@@ -256,6 +257,7 @@ class VTKReporter(Reporter):
             "orientation": s.orientations,
             "material": m.material.astype(np.int32),
             "fixed": m.fixed.astype(np.uint8),
+            "clump": m.clump_of,
         })
         self.frames["particles"].append((sim.time, name))
 

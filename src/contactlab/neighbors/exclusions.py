@@ -12,7 +12,7 @@ import numpy as np
 
 from .._jit import kernel
 
-__all__ = ["Exclusions", "filter_pairs"]
+__all__ = ["Exclusions", "filter_pairs", "filter_same_clump"]
 
 
 class Exclusions:
@@ -71,6 +71,30 @@ def filter_pairs(n_pairs, pair_i, pair_j, i_start, material, wall_material, mate
                 q = np.searchsorted(keys, key)
                 keep = not (q < keys.shape[0] and keys[q] == key)
             if keep:
+                pair_i[out] = pair_i[k]
+                pair_j[out] = j
+                out += 1
+            k += 1
+        i_start[i] = begin
+    i_start[n_s] = out
+    return out
+
+
+@kernel
+def filter_same_clump(n_pairs, pair_i, pair_j, i_start, clump_of):
+    """Drop the pairs of two members of one clump (``clump_of`` (N,): each body's clump, -1 for
+    none) from a sorted candidate list in place; returns the new count and rewrites the CSR
+    ``i_start`` (the list stays sorted)."""
+    n_s = clump_of.shape[0]
+    out = 0
+    k = 0
+    for i in range(n_s):
+        begin = out
+        end = i_start[i + 1]
+        ci = clump_of[i]
+        while k < end:
+            j = pair_j[k]
+            if ci < 0 or j >= n_s or clump_of[j] != ci:
                 pair_i[out] = pair_i[k]
                 pair_j[out] = j
                 out += 1

@@ -10,7 +10,7 @@ from ..errors import InputError
 from ..materials import Material
 from ..frozen_model import Model
 from ..state import State
-from . import periodic_box, plane_bodies
+from . import clumps, periodic_box, plane_bodies
 from .fill import lattice_in_box
 from .meshes import MeshBuilder
 from .particles import SphereBuilder, check_many_spheres, check_material, check_one_sphere
@@ -78,6 +78,7 @@ class Scene:
         self._spheres = SphereBuilder()
         self._walls = WallBuilder()
         self._meshes = MeshBuilder()
+        self._clumps = clumps.ClumpBuilder()
         self._materials: list[Material] = []
         #: ``(lower, upper, periodic axes)`` after :meth:`set_periodic`, else None
         self._periodic = None
@@ -134,6 +135,22 @@ class Scene:
 
     # ------------------------------------------------------------------ periodic boundaries
     set_periodic = periodic_box.set_periodic
+
+    @property
+    def n_clumps(self) -> int:
+        """Number of clumps (rigid aggregates of spheres, :meth:`add_clump`)."""
+        return self._clumps.count
+
+    def clump_members(self, clump: int) -> np.ndarray:
+        """Body indices (n,) of the member spheres of clump ``clump``."""
+        c = as_int("clump", clump, low=0)
+        if c >= self._clumps.count:
+            raise InputError(f"clump {clump!r} does not exist: the scene has {self._clumps.count} clumps")
+        return self._clumps.first_body[c] + np.arange(self._clumps.templates[c].n_spheres)
+
+    # ------------------------------------------------------------------ clumps
+    add_clump = clumps.add_clump
+    add_clumps = clumps.add_clumps
 
     # ------------------------------------------------------------------ disks and ellipses (2-D scenes)
     add_disk = plane_bodies.add_disk
@@ -528,4 +545,4 @@ class Scene:
             mesh_angular_velocities=np.array(mb.angular_velocities, dtype=float).reshape(-1, 3),
             shape_data=shape_data.copy(),
         )
-        return model, state
+        return self._clumps.attach(model, state, dens)
