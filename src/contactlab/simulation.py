@@ -758,6 +758,11 @@ class Simulation:
           ``Displacement``, ``DisplacementLocal``, ``Velocity`` (as above), ``Force`` (the force
           on j, the spec's sphere 1: ``-force``) and ``Torque`` (the torque on i, the spec's
           sphere 0: ``torque_i``).
+
+        Everything is at the last force evaluation.  In a scene of more than 1024 spheres with
+        plane walls only, the engine keeps no geometry per contact: ``overlap``, ``normal`` and
+        ``contact_point`` are recomputed here from the positions with the narrow phase's own
+        arithmetic, the same bits as the step kernel's (``contactlab.engine.contact_geometry``).
         """
         return observables.contacts(self.model, self.state, self.stepper.table, self.contact_model, as_bool("all_candidates", all_candidates))
 
