@@ -52,6 +52,10 @@ class State:
     servo_index : (S, 6) int64 and servo_param : (S, 8) float64, per servo-controlled wall or mesh:
         what moves and the walls whose gaps give its area, and the direction, target, area factor,
         gain, relaxation and speed limit (columns ``SERVO_*`` of :mod:`contactlab.engine.layout`)
+    ids : (N,) int64, per body: its stable id (never changed, never reused: the scene's bodies are
+        ``0 .. N-1`` in the order added, a particle stream's get the next ones), increasing along the
+        per-body arrays; None until the simulation sets it
+    next_id : int: the id the next inserted body gets
 
     Per-sphere arrays hold one row per body (spheres and every other shape, in the order added).
     """
@@ -82,6 +86,8 @@ class State:
     initial_energy: dict | None = None
     servo_index: np.ndarray | None = None
     servo_param: np.ndarray | None = None
+    ids: np.ndarray | None = None
+    next_id: int = 0
 
     def time_at(self, step: int, dt: float) -> float:
         """Simulated time (s) at ``step`` for the time step ``dt`` set at ``step_base``."""
