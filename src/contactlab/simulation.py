@@ -649,8 +649,11 @@ class Simulation:
                      bond_log: BondLog) -> None:
         """Continue the run with other bodies (a particle stream's exchange,
         :mod:`contactlab.streams.exchange`): a new stepper over the resized model, state and contact
-        table, the neighbour list rebuilt (pairs of survivors keep their history) and the forces
-        evaluated."""
+        table and the neighbour list rebuilt (pairs of survivors keep their history).  As on a
+        restart, nothing is evaluated: the survivors keep the forces of the last step (those of a
+        removed partner included, for the first half-kick: as if it left half a step later) and the
+        new spheres start with their weight (they touch nothing), so the bodies that stay move
+        exactly as in a run without the others."""
         self.model, self.state, self.bond_log = model, state, bond_log
         self.stepper = Stepper(model, state, self.contact_model, skin=float(saved_table["skin"]),
                                max_overlap=self.max_overlap, local_damping=self.local_damping, threads=self.threads,
@@ -659,7 +662,6 @@ class Simulation:
         self.stepper.on_blowup = lambda: diagnose(self)
         with self._threads():
             self.stepper.rebuild()
-            self.stepper.evaluate_forces()
 
     # ------------------------------------------------------------------ running
     def add_reporter(self, reporter) -> None:

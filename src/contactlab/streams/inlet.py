@@ -76,7 +76,9 @@ class Inlet(Stream):
             raise InputError(f"add_inlet: material must be a cl.Material, got {type(material).__name__}")
         self.material = material
         self.velocity = np.asarray(velocity, dtype=np.float64).reshape(3)
-        self.start = as_nonnegative("add_inlet: start", time if start is None else start, "s")
+        self._start_given = None if start is None else as_nonnegative("add_inlet: start", start, "s")
+        #: when the stream starts, s
+        self.start = float(time) if start is None else self._start_given
         self.stop = math.inf if stop is None else as_positive("add_inlet: stop", stop, "s")
         if self.stop <= self.start:
             raise InputError(f"add_inlet: stop must come after start, got start={self.start!r} s, stop={self.stop!r} s")
@@ -184,12 +186,12 @@ class Inlet(Stream):
     def config(self) -> dict:
         return {"every": self.every, "rate": self.rate, "mass_rate": self.mass_rate, "radius": self.radius,
                 "distribution": repr(self.distribution), "seed": self.seed, "attempts": self.attempts,
-                "start": self.start, "stop": None if math.isinf(self.stop) else self.stop,
+                "start": self._start_given, "stop": None if math.isinf(self.stop) else self.stop,
                 "velocity": self.velocity.tolist(), "material": self.material.to_dict()}
 
     def dynamic(self) -> tuple[dict, dict]:
         scalars, arrays = super().dynamic()
-        scalars.update(rng=self._rng.bit_generator.state, backlog=self.backlog, issued=self.issued,
+        scalars.update(start=self.start, rng=self._rng.bit_generator.state, backlog=self.backlog, issued=self.issued,
                        issued_mass=self.issued_mass, inserted=self.inserted, inserted_mass=self.inserted_mass,
                        skipped=self.skipped, skipped_mass=self.skipped_mass)
         arrays = dict(arrays, queue=self._queue, **{f"log_{k}": np.asarray(v) for k, v in self._log.items()})
@@ -197,6 +199,7 @@ class Inlet(Stream):
 
     def restore(self, scalars: dict, arrays: dict) -> None:
         super().restore(scalars, arrays)
+        self.start = float(scalars["start"])
         self._rng.bit_generator.state = scalars["rng"]
         for key in ("backlog", "issued", "inserted", "skipped"):
             setattr(self, key, int(scalars[key]))

@@ -153,8 +153,9 @@ def resized(model: Model, state: State, keep: np.ndarray, new: NewSpheres, mater
     next_id = max(int(state.next_id), int(ids.max(initial=-1)) + 1)
     quat = np.zeros((k, 4))
     quat[:, 0] = 1.0
+    # a new sphere touches nothing: its force is its weight until the next evaluation
     given = dict(positions=new.positions, velocities=new.velocities, angular_velocities=new.angular_velocities,
-                 orientations=quat, ids=next_id + np.arange(k, dtype=np.int64))
+                 orientations=quat, ids=next_id + np.arange(k, dtype=np.int64), forces=mass[:, None] * model.gravity)
     out = {f.name: getattr(state, f.name) for f in dataclasses.fields(state)}
     out["ids"] = ids
     for name in STATE_PER_BODY:
