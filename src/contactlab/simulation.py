@@ -618,10 +618,10 @@ class Simulation:
         >>> scene = cl.Scene()
         >>> _ = scene.add_sphere(position=(0, 0, 1e-3), radius=1e-3, material=glass)
         >>> _ = scene.add_wall(point=(0, 0, 0), normal=(0, 0, 1), material=glass)
-        >>> sim = cl.Simulation(scene, model=cl.models.HertzMindlin(restitution=0.5, friction=0.5))
+        >>> sim = cl.Simulation(scene, model=cl.models.HertzMindlin(restitution=0.5, friction=0.5), dt=1e-5)
         >>> box = cl.packing.regions.box((-0.01, -0.01, 0.02), (0.01, 0.01, 0.03))
         >>> inlet = sim.add_inlet(box, glass, rate=1000.0, radius=1e-3, every=100)
-        >>> sim.run(duration=0.01)
+        >>> sim.run(steps=1000)            # a batch every 100 steps (1 ms): 1000/s gives 1 sphere each
         >>> inlet.inserted, len(sim.ids), int(sim.ids[-1])
         (10, 11, 10)
         """
