@@ -276,3 +276,26 @@ def test_silo_discharge_is_steady_and_follows_beverloo():
     first = np.polyfit(t[(t > t[len(t) // 10]) & (t <= half)], m[(t > t[len(t) // 10]) & (t <= half)], 1)[0]
     second = np.polyfit(t[t > half], m[t > half], 1)[0]
     assert abs(first / second - 1.0) < 0.4
+
+
+def test_removing_a_bonded_sphere_closes_its_bond_and_renumbers_the_others():
+    # reference: the bond log's rules (docs/particle-streams.md): the bond of a removed sphere is
+    # closed as "removed" at the outlet's step, the others follow their spheres' new indices, and
+    # the surviving bond still holds its pair (the engine's bonded pairs, an independent record)
+    mat = cl.Material(density=1000.0, young=1e7, poisson=0.3, name="cement")
+    model = cl.models.ParallelBond(normal_stiffness=1e10, shear_stiffness=4e9, tensile_strength=1e9,
+                                   shear_strength=1e9, contact=cl.models.LinearSpringDashpot(
+                                       stiffness=1e3, restitution=0.5, friction=0.5))
+    scene = cl.Scene(gravity=(0.0, 0.0, 0.0))
+    for k in range(3):
+        scene.add_sphere(position=((2e-3 + 1e-7) * k, 0, 0), radius=1e-3, material=mat)
+    sim = cl.Simulation(scene, model=model)
+    assert sim.bond(max_gap=2e-7) == 2
+    sim.add_outlet(regions.sphere((0.0, 0.0, 0.0), 5e-4), every=10)
+    sim.run(steps=10)
+    b = sim.bonds()
+    assert sim.ids.tolist() == [1, 2]
+    assert b["i"].tolist() == [-1, 0] and b["j"].tolist() == [0, 1]
+    assert b["intact"].tolist() == [False, True] and b["why"][0] == "removed" and b["broken_step"][0] == 10
+    i, j = sim.table.bonded_pairs()
+    assert i.tolist() == [0] and j.tolist() == [1]
