@@ -330,3 +330,21 @@ def test_vtk_series_carries_the_ids_and_switched_off_pairs_follow_their_bodies(g
     k = sim.index_of([a, b])
     assert np.allclose(sim.positions[k[0]], (0.0, 0.0, 0.1 * 600 * 1e-5), atol=1e-12)
     assert np.array_equal(sim.positions[k[1]], (0.0, 0.0, 3e-3)) and k.tolist() == [0, 1]
+
+
+def test_an_inlet_of_a_new_material_adds_it(glass, steel):
+    # reference: the new sphere's mass from the steel's density, and its weight carried by the
+    # glass floor once at rest (closed forms; the pair table holds the new pair of materials)
+    scene = cl.Scene(gravity=(0.0, 0.0, -9.81))
+    scene.add_sphere(position=(0.01, 0.0, 1e-3), radius=1e-3, material=glass, fixed=True)
+    scene.add_wall(point=(0, 0, 0), normal=(0, 0, 1), material=glass)
+    sim = cl.Simulation(scene, cl.models.HertzMindlin(restitution=0.3, friction=0.5), dt=2e-6)
+    sim.add_inlet(regions.box((-1.1e-3, -1.1e-3, 1.5e-3), (1.1e-3, 1.1e-3, 3.7e-3)), steel, rate=1e3, radius=1e-3,
+                  every=500, stop=1.5e-3)
+    sim.run(steps=500)
+    assert sim.model.materials == (glass, steel) and sim.n_spheres == 2
+    m = sphere_mass(steel, 1e-3)
+    assert sim.model.mass[1] == pytest.approx(m, rel=1e-12)
+    sim.run(duration=0.05)
+    assert sim.n_contacts() == 1 and abs(sim.velocities[1, 2]) < 1e-4
+    assert -sim.wall_forces()[0, 2] == pytest.approx(m * 9.81, rel=1e-3)
