@@ -25,7 +25,8 @@ Conventions (what every array of the engine looks like afterwards):
 Every field of :class:`~contactlab.frozen_model.Model` and :class:`~contactlab.state.State` is
 listed below as per body or not; ``tests/test_streams.py`` checks that the lists cover the
 dataclasses, so a new per-body field added elsewhere must be classified here before streams can
-carry it.
+carry it.  Every entry of the saved contact table is taken as per pair (its rows follow the pairs)
+except those of :data:`TABLE_NOT_PER_PAIR`; one that is neither stops the exchange with a message.
 """
 from __future__ import annotations
 
@@ -43,7 +44,7 @@ from ..neighbors.exclusions import Exclusions
 from ..scene.plane import DISK_INERTIA_FACTOR, disk_mass
 from ..state import State
 
-__all__ = ["NewSpheres", "resized", "resized_table", "resized_exclusions", "resized_bond_log",
+__all__ = ["NewSpheres", "resized", "resized_table", "resized_exclusions", "resized_bond_log", "TABLE_NOT_PER_PAIR",
            "MODEL_PER_BODY", "MODEL_OTHER", "STATE_PER_BODY", "STATE_OTHER"]
 
 #: Model fields with one row per body (remapped; ``inv_principal_inertia`` is derived from them)
@@ -60,6 +61,10 @@ STATE_PER_BODY = ("positions", "velocities", "angular_velocities", "orientations
 STATE_OTHER = ("wall_points", "wall_velocities", "time", "step", "mesh_positions", "mesh_orientations",
                "mesh_velocities", "mesh_angular_velocities", "shape_data", "time_base", "step_base", "initial_energy",
                "servo_index", "servo_param", "next_id")
+
+
+#: entries of a saved contact table that are not per pair (``ref_pos`` is per body: remapped; the rest kept)
+TABLE_NOT_PER_PAIR = ("ref_pos", "wall_ref", "mesh_ref_pos", "mesh_ref_quat", "skin", "builds")
 
 
 @dataclass
@@ -180,10 +185,15 @@ def resized_table(saved: dict, imap: np.ndarray, keep: np.ndarray, new_positions
     pj = imap[saved["pair_j"].astype(np.int64)]
     ok = (pi >= 0) & (pj >= 0)
     out = dict(saved)
+    for name, value in saved.items():    # every other entry is per pair (columns added later included)
+        if name in TABLE_NOT_PER_PAIR:
+            continue
+        if np.ndim(value) == 0 or np.shape(value)[0] != ok.shape[0]:
+            raise ValueError(f"the saved contact table's {name!r} is not per pair: list it in TABLE_NOT_PER_PAIR "
+                             f"(contactlab.streams.resize) and say how an exchange changes it")
+        out[name] = np.ascontiguousarray(np.asarray(value)[ok])
     out["pair_i"] = pi[ok].astype(INDEX)
     out["pair_j"] = pj[ok].astype(INDEX)
-    for name in ("hist", "out", "status"):
-        out[name] = np.ascontiguousarray(saved[name][ok])
     out["ref_pos"] = np.concatenate([np.asarray(saved["ref_pos"])[keep], new_positions])
     return out
 
