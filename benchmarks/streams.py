@@ -76,8 +76,8 @@ def main():
     a = parser.parse_args()
     numba.set_num_threads(a.threads)
     r = measure(a.n, a.every, a.batch, a.steps, a.repeat)
-    print(f"| N | every | batch | step, us (no streams) | step, us (streams) | exchange, us | exchange / step |")
-    print(f"|---:|---:|---:|---:|---:|---:|---:|")
+    print("| N | every | batch | step, us (no streams) | step, us (streams) | exchange, us | exchange / step |")
+    print("|---:|---:|---:|---:|---:|---:|---:|")
     print(f"| {r['n']} | {r['every']} | {r['batch']} | {r['step_plain_us']:.0f} | {r['step_streams_us']:.0f} | "
           f"{r['exchange_us']:.0f} | {r['exchange_in_steps']:.1f} |")
     print(json.dumps(r))
