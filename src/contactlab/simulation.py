@@ -631,8 +631,8 @@ class Simulation:
                       max_backlog=max_backlog, dimension=self.model.dimension, thickness=self.model.thickness,
                       anchor_step=self.state.step, time=self.state.time)
         limit = inlet_stability_limit(self, inlet)
-        self._limit, self.stability_limit = limit, limit.limit
         self.streams.add(inlet)
+        self._limit, self.stability_limit = limit, limit.limit
         return inlet
 
     def add_outlet(self, region, *, every: int | None = None) -> Outlet:
