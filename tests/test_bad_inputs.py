@@ -623,6 +623,8 @@ def _calls(sim):
                                      iterations=5, tolerance=1e-3, separate=True, seed=1)),
     ]
     box = cl.packing.regions.box((0, 0, 0), (0.01, 0.01, 0.01))
+    # the streams on a simulation of their own (the running one is shared with other tests)
+    streams = cl.Simulation(_two_spheres_and_a_floor(), cl.models.HertzMindlin(**HM))
     calls += [
         (s.fill, dict(region=box, distribution=cl.distributions.Uniform(1e-3, 2e-3), material=GLASS, count=3, seed=1,
                       method="random", max_attempts=100, velocity=(0, 0, 0))),
@@ -632,6 +634,11 @@ def _calls(sim):
         (cl.distributions.Sieve, dict(sizes=[1e-3, 2e-3], passing=[0.0, 1.0], basis="mass", interpolation="log")),
         (cl.measure.Gaussian, dict(width=1e-3, cutoff=3.0)),
         (cl.measure.Lucy, dict(cutoff=1e-3)),
+        (streams.add_inlet, dict(region=box, material=GLASS, rate=10.0, radius=R, velocity=(0, 0, 0), every=10,
+                                 start=0.0, stop=1.0, seed=1, attempts=5, max_backlog=3)),
+        (streams.add_inlet, dict(region=box, material=GLASS, mass_rate=1e-3,
+                                 distribution=cl.distributions.Uniform(1e-3, 2e-3))),
+        (streams.add_outlet, dict(region=box, every=10)),
         (cl.measure.stress, dict(sim=sim, region=box, weighting="volume", kinetic="full")),
         (cl.measure.coordination, dict(sim=sim, region=box, weighting="centre", walls=True, min_contacts=2,
                                        iterative=False)),

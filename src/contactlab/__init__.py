@@ -12,7 +12,7 @@ Quick start::
 
 All quantities are SI (m, kg, s, N, Pa, J).
 """
-from . import distributions, io, measure, models, packing
+from . import distributions, io, measure, models, packing, streams
 from ._jit import jit
 from .laws import parts
 from .laws.base import HistoryField, Parameter
@@ -55,6 +55,7 @@ __all__ = [
     "packing",
     "measure",
     "distributions",
+    "streams",
     "ContactlabError",
     "InputError",
     "SceneFileError",

@@ -19,7 +19,10 @@ from ._arguments import as_finite
 from .errors import InputError
 from .references import body_index
 
-__all__ = ["BondLog", "bond_candidates"]
+__all__ = ["BondLog", "bond_candidates", "REMOVED"]
+
+#: the reason code of a bond closed because one of its spheres was removed (an outlet of a particle stream)
+REMOVED = -1
 
 
 class BondLog:
@@ -75,6 +78,7 @@ class BondLog:
         out["intact"] = self.intact_mask()
         out["bonded_in"] = np.array(["".join(c for b, c in zip((1, 2, 4, 8), "ntwr") if m & b)
                                      for m in self.data["senses"]], dtype=object)
+        reasons = {REMOVED: "removed", **reasons}
         out["why"] = np.array([reasons.get(int(c), f"code {int(c)}") if c else "" for c in self.data["reason"]],
                               dtype=object)
         return out

@@ -46,6 +46,9 @@ from .scene import Scene
 from .scene.plane import in_plane
 from .stability import DEFAULT_DT_FRACTION, check_initial_sphere_overlaps, chosen_dt, stability_limit
 from .state import State
+from .streams.exchange import StreamSet, inlet_stability_limit
+from .streams.inlet import Inlet
+from .streams.outlet import Outlet
 
 __all__ = ["Simulation", "DEFAULT_DT_FRACTION"]
 
@@ -148,7 +151,8 @@ class Simulation:
         sim = cls.__new__(cls)
         sim._build(saved.model, saved.state, saved.law, dt=saved.dt, skin=saved.table["skin"], debug=False,
                    check_initial=False,
-                   saved_table=saved.table, exclusions=saved.exclusions, bond_log=saved.bond_log, **options)
+                   saved_table=saved.table, exclusions=saved.exclusions, bond_log=saved.bond_log,
+                   saved_streams=saved.streams, **options)
         return sim
 
     def save_checkpoint(self, path) -> Path:
@@ -158,7 +162,7 @@ class Simulation:
     # ------------------------------------------------------------------ construction
     def _build(self, model_data: Model, state: State, contact_model: ContactModel, *, dt, skin, max_overlap,
                initial_overlap_tolerance, threads, local_damping, debug, shape_contact, check_initial,
-               saved_table=None, exclusions=None, bond_log=None):
+               saved_table=None, exclusions=None, bond_log=None, saved_streams=None):
         """Check the options, derive the time step and build the stepper (a new simulation, or a
         checkpoint's parts with ``saved_table``)."""
         if not isinstance(contact_model, ContactModel):
@@ -189,6 +193,11 @@ class Simulation:
         self.model: Model = model_data
         self.contact_model: ContactModel = contact_model
         self.state: State = state
+        if state.ids is None:
+            state.ids = np.arange(model_data.n_bodies, dtype=np.int64)
+            state.next_id = model_data.n_bodies
+        #: the particle streams: inlets and outlets in the order added (:meth:`add_inlet`, :meth:`add_outlet`)
+        self.streams = StreamSet(saved_streams)
         #: how convex non-spherical bodies meet (see the class docstring)
         self.shape_contact = checked_shape_contact(shape_contact, contact_model, model_data)
         if check_initial:
@@ -376,6 +385,23 @@ class Simulation:
             raise InputError("this simulation has no periodic cell; make the scene periodic with "
                              "scene.set_periodic(lower, upper, axes=...) (docs/periodic.md)")
         return PeriodicCell(self)
+
+    @property
+    def ids(self) -> np.ndarray:
+        """(N,) int64: the stable id of each body, in the order of every per-body array
+        (``positions``, ``velocities``, ...; a copy).  The scene's bodies are ``0 .. N-1``; bodies
+        inserted by an inlet get the next ids, and an id is never reused.  The per-body arrays
+        hold the bodies present, sorted by id: removing bodies shifts the indices of those after
+        them (use :meth:`index_of`), inserting appends."""
+        return self.state.ids.copy()
+
+    def index_of(self, ids) -> np.ndarray:
+        """The current index of each body id in ``ids`` (int array; -1 for an id that is not present:
+        removed, or never given)."""
+        ids = np.asarray(ids, dtype=np.int64)
+        have = self.state.ids
+        k = np.minimum(np.searchsorted(have, ids), max(len(have) - 1, 0))
+        return np.where(have[k] == ids, k, -1) if len(have) else np.full(ids.shape, -1)
 
     @property
     def dimension(self) -> int:
@@ -601,6 +627,104 @@ class Simulation:
         """Write :meth:`bonds` to a CSV file (one row per bond); returns the path."""
         return self.bond_log.write_csv(path, self.contact_model.bond_reasons)
 
+    # ------------------------------------------------------------------ particle streams
+    def add_inlet(self, region, material, *, rate: float | None = None, mass_rate: float | None = None,
+                  radius: float | None = None, distribution=None, velocity=(0.0, 0.0, 0.0), every: int | None = None,
+                  start: float | None = None, stop: float | None = None, seed: int = 0, attempts: int = 100,
+                  max_backlog: int | None = None) -> Inlet:
+        """Insert spheres (disks in 2-D) into ``region`` during the run; returns the
+        :class:`~contactlab.streams.inlet.Inlet` (its ``inserted``, ``inserted_mass``, ``backlog``,
+        ``skipped`` and ``log()`` say what it did).
+
+        Parameters
+        ----------
+        region : box, sphere or cylinder of :mod:`contactlab.packing.regions`
+            Where new spheres go (entirely inside it); a thin box is a plane inlet.
+        material : Material
+        rate : float, 1/s, or mass_rate : float, kg/s
+            The number or the mass inserted per second; give one.
+        radius : float, m, or distribution : :class:`~contactlab.distributions.SizeDistribution`
+            All spheres alike, or their diameters drawn (by number) from a distribution.
+        velocity : 3 floats (2 in 2-D), m/s
+            The new spheres' velocity.
+        every : int
+            Steps between two batches (default 200).  Insertion happens between kernel calls.
+        start, stop : float, s
+            When the stream starts (default: now) and stops (default: never).
+        seed : int
+            Seeds the inlet's random generator (sizes and positions): the same seed inserts the
+            same spheres.
+        attempts : int
+            Positions tried per sphere and batch; a sphere that finds no free place is tried again
+            at the next batch (``max_backlog`` of them at most; see :mod:`contactlab.streams.inlet`).
+
+        The time step must suit the smallest sphere the inlet can insert: an
+        :class:`~contactlab.errors.StabilityError` says when it does not.  See
+        ``docs/particle-streams.md``.
+
+        Example
+        -------
+        >>> import contactlab as cl
+        >>> glass = cl.Material(density=2500.0, young=1e7, poisson=0.3)
+        >>> scene = cl.Scene()
+        >>> _ = scene.add_sphere(position=(0, 0, 1e-3), radius=1e-3, material=glass)
+        >>> _ = scene.add_wall(point=(0, 0, 0), normal=(0, 0, 1), material=glass)
+        >>> sim = cl.Simulation(scene, model=cl.models.HertzMindlin(restitution=0.5, friction=0.5), dt=1e-5)
+        >>> box = cl.packing.regions.box((-0.01, -0.01, 0.02), (0.01, 0.01, 0.03))
+        >>> inlet = sim.add_inlet(box, glass, rate=1000.0, radius=1e-3, every=100)
+        >>> sim.run(steps=1000)            # a batch every 100 steps (1 ms): 1000/s gives 1 sphere each
+        >>> inlet.inserted, len(sim.ids), int(sim.ids[-1])
+        (10, 11, 10)
+        """
+        self._streams_supported("add_inlet")
+        v = self._vector("velocity", velocity)
+        inlet = Inlet(region, material, rate=rate, mass_rate=mass_rate, distribution=distribution, radius=radius,
+                      velocity=v, every=every, start=start, stop=stop, seed=seed, attempts=attempts,
+                      max_backlog=max_backlog, dimension=self.model.dimension, thickness=self.model.thickness,
+                      anchor_step=self.state.step, time=self.state.time)
+        limit = inlet_stability_limit(self, inlet)
+        self.streams.add(inlet)
+        self._limit, self.stability_limit = limit, limit.limit
+        return inlet
+
+    def add_outlet(self, region, *, every: int | None = None) -> Outlet:
+        """Remove the free spheres whose centre is inside ``region`` (any region of
+        :mod:`contactlab.packing.regions`, e.g. ``half_space`` below a silo's orifice), checked
+        every ``every`` steps (default 100); returns the :class:`~contactlab.streams.outlet.Outlet`,
+        whose ``count``, ``mass``, ``removed()`` and ``discharge_rate(t0, t1)`` record what left.
+        Fixed and non-spherical bodies are never removed.  See ``docs/particle-streams.md``."""
+        self._streams_supported("add_outlet")
+        outlet = Outlet(region, every=every, anchor_step=self.state.step)
+        self.streams.add(outlet)
+        return outlet
+
+    def _streams_supported(self, method: str) -> None:
+        """Particle streams do not yet remap clumps or the image counters of a periodic cell."""
+        if self.model.n_clumps:
+            raise InputError(f"{method}: particle streams are not supported in a scene with clumps yet (this one has "
+                             f"{self.model.n_clumps}); insert and remove bodies in a scene without clumps")
+        if self.state.cell is not None:
+            raise InputError(f"{method}: particle streams are not supported in a periodic cell yet; use walls, or "
+                             f"a scene without scene.set_periodic(...)")
+
+    def _swap_bodies(self, model: Model, state: State, saved_table: dict, exclusions: Exclusions,
+                     bond_log: BondLog) -> None:
+        """Continue the run with other bodies (a particle stream's exchange,
+        :mod:`contactlab.streams.exchange`): a new stepper over the resized model, state and contact
+        table and the neighbour list rebuilt (pairs of survivors keep their history).  As on a
+        restart, nothing is evaluated: the survivors keep the forces of the last step (those of a
+        removed partner included, for the first half-kick: as if it left half a step later) and the
+        new spheres start with their weight (they touch nothing), so the bodies that stay move
+        exactly as in a run without the others."""
+        self.model, self.state, self.bond_log = model, state, bond_log
+        self.stepper = Stepper(model, state, self.contact_model, skin=float(saved_table["skin"]),
+                               max_overlap=self.max_overlap, local_damping=self.local_damping, threads=self.threads,
+                               debug=self.debug, shape_contact=self.shape_contact, exclusions=exclusions,
+                               bond_log=bond_log, saved_table=saved_table)
+        self.stepper.on_blowup = lambda: diagnose(self)
+        with self._threads():
+            self.stepper.rebuild()
+
     # ------------------------------------------------------------------ running
     def add_reporter(self, reporter) -> None:
         """Attach a reporter (VTK, CSV, checkpoint, sensor...); it is called when it is due."""
@@ -709,10 +833,14 @@ class Simulation:
                     due = r.next_step(self) - self.state.step
                     if due > 0:
                         n = min(n, due)
+                if self.streams:
+                    n = min(n, self.streams.next_step(self.state.step) - self.state.step)
                 t0 = _time.perf_counter()
                 self.stepper.take_steps(n, self._dt)
                 elapsed = _time.perf_counter() - t0
                 done += n
+                if self.streams:
+                    self.streams.maybe_exchange(self)
                 for r in self.reporters:
                     r.maybe_report(self)
                 if bar is not None:
@@ -861,8 +989,16 @@ class Simulation:
         initial value (zero for a perfect energy balance).  A model that splits its dissipation
         (e.g. Luding: viscous and plastic, per sense) adds one ``dissipated_<term>`` per term; they
         sum to ``dissipated``.
+
+        With particle streams the terms are those of the bodies present; ``inflow`` and
+        ``outflow`` (J, cumulative) are the energy inserted and removed bodies brought and took,
+        and ``balance_error`` accounts for them (:mod:`contactlab.streams.exchange`).
         """
-        return observables.energy(self.model, self.state, self.stepper.table, self.contact_model, self.local_damping)
+        out = observables.energy(self.model, self.state, self.stepper.table, self.contact_model, self.local_damping)
+        e0 = self.state.initial_energy
+        if e0 is not None and "inflow" in e0:
+            out["inflow"], out["outflow"] = e0["inflow"], e0["outflow"]
+        return out
 
     def linear_momentum(self) -> np.ndarray:
         """(3,) total linear momentum of the free spheres, kg m/s."""

@@ -56,12 +56,15 @@ class State:
         targets in Pa: columns ``CELL_*`` of :mod:`contactlab.geometry.periodic`); None without one
     images : (N, 3) int64 or None, per body: the cell vectors its wrapped position was brought back
         by (``x + H images`` is its unwrapped position); None without a periodic cell
-
     clump_positions, clump_velocities, clump_angular_velocities : (C, 3) float64, m, m/s, rad/s, per
         clump: centre of mass, its velocity, angular velocity (global frame)
     clump_orientations : (C, 4) float64, per clump: unit quaternion, principal frame to global
     clump_forces, clump_torques : (C, 3) float64, N and N m, per clump: total force (contacts of its
         members + weight) and torque about its centre of mass at the last evaluation
+    ids : (N,) int64, per body: its stable id (never changed, never reused: the scene's bodies are
+        ``0 .. N-1`` in the order added, a particle stream's get the next ones), increasing along the
+        per-body arrays; None until the simulation sets it
+    next_id : int: the id the next inserted body gets
 
     Per-sphere arrays hold one row per body (spheres and every other shape, in the order added).
     """
@@ -100,6 +103,8 @@ class State:
     clump_orientations: np.ndarray | None = None
     clump_forces: np.ndarray | None = None
     clump_torques: np.ndarray | None = None
+    ids: np.ndarray | None = None
+    next_id: int = 0
 
     def time_at(self, step: int, dt: float) -> float:
         """Simulated time (s) at ``step`` for the time step ``dt`` set at ``step_base``."""

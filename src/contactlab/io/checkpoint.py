@@ -23,7 +23,7 @@ import json
 import re
 import zipfile
 import zlib
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from pathlib import Path
 
 import numpy as np
@@ -59,7 +59,7 @@ _STATE_ARRAYS = ("positions", "velocities", "angular_velocities", "orientations"
 _OPTIONAL_MODEL_ARRAYS = ("wall_kind", "wall_shape", "clump_of", "clump_first", "clump_members", "clump_offsets",
                           "clump_mass", "clump_inertia")
 _OPTIONAL_STATE_ARRAYS = ("servo_index", "servo_param", "cell", "images", "clump_positions", "clump_velocities",
-                          "clump_angular_velocities", "clump_orientations", "clump_forces", "clump_torques")
+                          "clump_angular_velocities", "clump_orientations", "clump_forces", "clump_torques", "ids")
 _TABLE_ARRAYS = ("pair_i", "pair_j", "hist", "out", "status", "ref_pos", "wall_ref", "mesh_ref_pos", "mesh_ref_quat")
 #: version 5 kept these outside the state and the table: entry name -> (where, name) now
 _V5_ENTRIES = {"boundary_power": ("state", "boundary_power"), "damping_force": ("state", "damping_force"),
@@ -96,6 +96,7 @@ class Checkpoint:
     bond_log: BondLog
     dt: float | None
     options: dict
+    streams: list = field(default_factory=list)
 
 
 def save_checkpoint(sim, path) -> Path:
@@ -113,6 +114,10 @@ def save_checkpoint(sim, path) -> Path:
     arrays["exclusions_material_active"] = sim.exclusions.material_active
     arrays["exclusions_keys"] = sim.exclusions.keys
     arrays.update({f"bonds_{k}": v for k, v in sim.bond_log.data.items()})
+    streams = []
+    for k, (entry, stream_arrays) in enumerate(sim.streams.saved()):
+        streams.append(entry)
+        arrays.update({f"stream{k}_{name}": v for name, v in stream_arrays.items()})
     s = sim.state
     meta = {
         "format": "contactlab-checkpoint",
@@ -127,6 +132,8 @@ def save_checkpoint(sim, path) -> Path:
         "skin": t.skin,
         "builds": t.builds,
         "initial_energy": s.initial_energy,
+        "next_id": int(s.next_id),
+        "streams": streams,
         "mesh_names": list(sim.model.mesh_names),
         "dimension": int(sim.model.dimension),
         "thickness": float(sim.model.thickness),
@@ -224,16 +231,19 @@ def _parts(path: Path, data, meta: dict) -> Checkpoint:
         for entry, (where, name) in _V5_ENTRIES.items():
             (state if where == "state" else table)[name] = np.array(data[entry])
         initial_energy = meta["initial_terms"]
+    n = model.n_bodies
     state = State(**state, time=float(meta["time"]), step=int(meta["step"]), time_base=float(meta["time_base"]),
-                  step_base=int(meta["step_base"]),
+                  step_base=int(meta["step_base"]), next_id=int(meta.get("next_id", n)),
                   initial_energy={k: float(v) for k, v in initial_energy.items()} if initial_energy else None)
     table.update(skin=meta["skin"], builds=meta["builds"])
     exclusions = Exclusions(len(materials), model.n_spheres + model.n_walls + model.n_triangles,
                             np.array(data["exclusions_material_active"]), np.array(data["exclusions_keys"]))
     bond_log = BondLog({k[len("bonds_"):]: data[k] for k in data.files if k.startswith("bonds_")})
+    streams = [(entry, {name[len(f"stream{k}_"):]: np.array(data[name]) for name in data.files
+                        if name.startswith(f"stream{k}_")}) for k, entry in enumerate(meta.get("streams", []))]
     return Checkpoint(model=model, state=state, law=model_from_dict(meta["contact_model"]), table=table,
                       exclusions=exclusions, bond_log=bond_log, dt=meta["dt"],
-                      options={k: meta[k] for k in _OPTIONS})
+                      options={k: meta[k] for k in _OPTIONS}, streams=streams)
 
 
 @checked_api

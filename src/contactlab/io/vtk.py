@@ -2,7 +2,8 @@
 
 Files written by :class:`VTKReporter` into its directory, for frame ``k``:
 
-* ``particles_<k>.vtp``: one vertex per sphere at its centre; point data ``id``, ``radius`` (m),
+* ``particles_<k>.vtp``: one vertex per sphere at its centre; point data ``id`` (the body's stable
+  id, :attr:`contactlab.Simulation.ids`: it follows a body across frames of a particle stream), ``radius`` (m),
   ``velocity`` (m/s), ``angular_velocity`` (rad/s), ``force`` (N, total), ``torque`` (N m),
   ``orientation`` (quaternion w, x, y, z), ``material``, ``fixed``, ``clump`` (the clump a member
   sphere belongs to, -1 for none: colour by it to see the clumps).  In ParaView use the *Glyph*
@@ -209,6 +210,7 @@ class VTKReporter(Reporter):
         self.frames: dict[str, list] = {"particles": [], "contacts": [], "walls": [], "bonds": [], "shapes": [],
                                         "meshes": []}
         self._surfaces = None
+        self._surfaces_model = None
         self._next_index = 0
 
     def attach(self, sim) -> None:
@@ -248,7 +250,7 @@ class VTKReporter(Reporter):
         # a periodic scene: the positions wrapped into the cell (between two rebuilds a body may stand out)
         positions = s.positions if s.cell is None else wrap_np(s.positions, s.cell)
         write_polydata(self.directory / name, positions, verts=True, point_data={
-            "id": np.arange(m.n_spheres, dtype=np.int64),
+            "id": s.ids if s.ids is not None else np.arange(m.n_spheres, dtype=np.int64),
             "radius": m.radius,
             "velocity": s.velocities,
             "angular_velocity": s.angular_velocities,
@@ -304,7 +306,8 @@ class VTKReporter(Reporter):
 
     def _write_shapes(self, sim, k):
         m, s = sim.model, sim.state
-        if self._surfaces is None:
+        if self._surfaces is None or self._surfaces_model is not m:   # a particle stream changes the bodies
+            self._surfaces_model = m
             # 2-D: every body, a disk as the flat polygon of its circle
             bodies = np.arange(m.n_spheres) if m.dimension == 2 else np.flatnonzero(m.shape_kind != 0)
             self._surfaces = [(int(b),) + (ellipse_fan(m.radius[b], m.radius[b]) if m.shape_kind[b] == SPHERE else
