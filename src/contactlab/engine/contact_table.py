@@ -176,14 +176,13 @@ class ContactTable:
         self.pair_i = np.ascontiguousarray(pair_i, dtype=INDEX)
         self.pair_j = np.ascontiguousarray(pair_j, dtype=INDEX)
         self.hist = np.ascontiguousarray(hist, dtype=np.float64).reshape(n, self.hist_cols)
-        # a checkpoint keeps the width its run had (format 5 and older: always N_OUT); never narrower
-        # than this scene's (columns beyond the saved ones start at zero: the next evaluation writes them)
+        # the width the saved run had (format 6 and older: always N_OUT); a table narrower than its
+        # scene's gets the geometry columns from the stepper (contact_geometry.store_geometry)
         out = np.asarray(out, dtype=np.float64)
         if out.ndim != 2:
             out = out.reshape(n, -1) if n else out.reshape(0, self.out_columns)
-        self.out_columns = max(self.out_columns, out.shape[1])
-        self.out = np.zeros((n, self.out_columns))
-        self.out[:, : out.shape[1]] = out
+        self.out_columns = int(out.shape[1])
+        self.out = np.ascontiguousarray(out)
         self.status = np.ascontiguousarray(status, dtype=np.int8)
         self.n_pairs = n
         self.i_start = self._csr(self.pair_i)

@@ -36,7 +36,7 @@ from ..geometry.shapes import KIND_NAMES
 from ..neighbors.exclusions import Exclusions
 from . import layout
 from .codegen import shape_features
-from .contact_geometry import store_geometry
+from .contact_geometry import store_geometry, stored
 from .contact_table import ContactTable
 from .launch import kernels_for, launch
 from .servo import empty_rows
@@ -199,6 +199,10 @@ class Stepper:
             s.clump_torques)
         if saved_table is not None:
             self.table.restore(**saved_table)
+            if geometry and not stored(self.table):
+                # saved without the geometry columns this scene keeps (e.g. a particle stream took
+                # it below COMPACT_ABOVE bodies): recomputed for the saved positions
+                store_geometry(model, state, self.table)
 
     def _complete_state(self, n_terms: int) -> None:
         """Make the state's run arrays that a scene's fresh state does not have yet."""

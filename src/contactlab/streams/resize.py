@@ -143,12 +143,15 @@ def resized(model: Model, state: State, keep: np.ndarray, new: NewSpheres, mater
     fresh = dict(radius=new.radii, mass=mass, inv_mass=1.0 / mass if k else mass, inertia=inertia,
                  inv_inertia=1.0 / inertia if k else inertia, material=new.material.astype(np.uint16),
                  fixed=np.zeros(k, dtype=bool), shape_kind=np.full(k, SPHERE, dtype=np.uint8), shape_ref=new_refs,
-                 principal_inertia=np.repeat(inertia[:, None], 3, axis=1), contact_radius=new.radii)
+                 principal_inertia=np.repeat(inertia[:, None], 3, axis=1), contact_radius=new.radii,
+                 clump_of=np.full(k, -1, dtype=np.int64))
     changes = {}
     for name in MODEL_PER_BODY:
         if name == "inv_principal_inertia":
             continue
         old = getattr(model, name)
+        if old is None:
+            continue
         kept = offset[old[keep]] if name == "shape_ref" else old[keep]
         changes[name] = np.ascontiguousarray(np.concatenate([kept, fresh[name].astype(old.dtype)]))
     changes["shape_data"] = np.concatenate([model.shape_data[stays], new.radii]).astype(np.float64)
