@@ -10,6 +10,7 @@ import numpy as np
 import pytest
 
 import contactlab as cl
+from contactlab.bonds import bond_pairs
 from contactlab.geometry.lens import sphere_sphere_lens
 
 SOFT = cl.Material(density=2500.0, young=1e6, poisson=0.3)
@@ -109,3 +110,30 @@ def test_the_docs_page_example_runs(capsys):
     assert sim.n_clumps == 3
     assert -sim.wall_forces()[0, 2] == pytest.approx(9.81 * sim.model.clump_mass.sum(), rel=1e-2)
     assert "clumps:" in capsys.readouterr().out
+
+
+def test_measurements_count_each_clump_once_and_refuse_what_would_break_it():
+    """A member's model mass is its whole clump's (its contacts see it); the measurements share the
+    clump's mass and union volume among the members, so sums count each clump once (reference:
+    the union's volume of the template, the lens formula for a dimer).  Giving a member its own
+    velocity, bonding two members, or a periodic cell with clumps are refused."""
+    d = 1.2e-3
+    scene = cl.Scene()
+    scene.add_clump([(-d / 2, 0, 0), (d / 2, 0, 0)], [R, R], SOFT, position=(0, 0, 2e-3))
+    scene.add_sphere((0, 0, 6e-3), R, SOFT)
+    scene.add_wall(point=(0, 0, 0), normal=(0, 0, 1), material=SOFT)
+    sim = cl.Simulation(scene, model=cl.models.HertzMindlin(restitution=0.5, friction=0.5))
+    snap = cl.measure.snapshot(sim)
+    sphere = 4 / 3 * math.pi * R**3
+    assert snap.masses.sum() == pytest.approx(_dimer_mass(R, d) + SOFT.density * sphere, rel=1e-6)
+    assert snap.volumes.sum() == pytest.approx(2 * sphere - sphere_sphere_lens(R, R, d)[0] + sphere, rel=1e-6)
+    with pytest.raises(cl.InputError, match="member of clump 0"):
+        sim.set_velocity(0, (0.0, 0.0, 1.0))
+    with pytest.raises(cl.InputError, match="same clump"):   # what sim.bond() asks for, whatever the law
+        bond_pairs(sim.model, sim.state, pairs=[(0, 1)])
+    assert bond_pairs(sim.model, sim.state)[0].tolist() == []   # the touching members are no candidates
+    periodic = cl.Scene()
+    periodic.add_clump([(-d / 2, 0, 0), (d / 2, 0, 0)], [R, R], SOFT, position=(5e-3, 5e-3, 5e-3))
+    periodic.set_periodic((0, 0, 0), (0.01, 0.01, 0.01), axes="xyz")
+    with pytest.raises(cl.InputError, match="periodic scene cannot hold clumps"):
+        cl.Simulation(periodic, model=cl.models.HertzMindlin(restitution=0.5, friction=0.5))

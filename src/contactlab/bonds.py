@@ -146,4 +146,15 @@ def bond_pairs(model, state, *, spheres=None, pairs=None, max_gap=None) -> tuple
         idx = np.arange(m.n_spheres) if spheres is None else np.unique(
             [body_index(model, k) for k in np.atleast_1d(spheres)])
         i, j = bond_candidates(s.positions, m.radius, m.fixed, idx, max_gap)
+    if m.n_clumps:
+        # two members of one clump are one rigid body: never a contact, never bonded
+        same = (m.clump_of[i] >= 0) & (m.clump_of[i] == m.clump_of[j])
+        if pairs is not None and same.any():
+            k = int(np.flatnonzero(same)[0])
+            raise InputError(f"bodies {int(i[k])} and {int(j[k])} are members of the same clump "
+                             f"{int(m.clump_of[i[k]])}: they cannot be bonded")
+        i, j = i[~same], j[~same]
+    if s.cell is not None and pairs is None:
+        raise InputError("sim.bond() finds candidate pairs without the periodic cell's images; in a periodic "
+                         "scene give the pairs explicitly: sim.bond(pairs=...)")
     return i, j

@@ -13,7 +13,7 @@ import numpy as np
 
 from .engine import layout
 from .engine.contact_geometry import pair_geometry
-from .geometry.periodic import min_image_np
+from .geometry.periodic import lattice_shift_np, min_image_np
 from .geometry.rotation import rotation_matrices, rotation_matrix
 from .geometry.sphere_cylinder import WALL_PLANE, cylinder_surface_np
 
@@ -233,7 +233,11 @@ def energy(model, state, table, law, local_damping: float = 0.0) -> dict[str, fl
     v = s.velocities[free]
     kinetic = 0.5 * float(np.dot(m.mass[free], np.einsum("ij,ij->i", v, v)))
     rotational = 0.5 * float(np.einsum("ij,ij->i", s.angular_velocities[free], spin_momenta(m, s)[free]).sum())
-    grav = -float(np.dot(m.mass[free], s.positions[free] @ m.gravity))
+    x = s.positions
+    if s.cell is not None and s.images is not None:
+        # unwrapped: a body wrapped along gravity keeps its height (a chute along a periodic axis)
+        x = x + lattice_shift_np(s.images, s.cell)
+    grav = -float(np.dot(m.mass[free], x[free] @ m.gravity))
     if m.n_clumps:
         vc = s.clump_velocities
         kinetic += 0.5 * float(np.dot(m.clump_mass, np.einsum("ij,ij->i", vc, vc)))

@@ -420,6 +420,9 @@ class Simulation:
         simulation: 2 numbers (or 3 with z = 0) and a spin about z (one number).
         """
         k = body_index(self.model, k)
+        if self.model.n_clumps and self.model.clump_of[k] >= 0:
+            raise InputError(f"body {k} is a member of clump {int(self.model.clump_of[k])}: its velocity follows "
+                             f"the clump's (a member's own velocity would be overwritten at the next step)")
         v = self._vector("velocity", velocity)
         w = None if angular_velocity is None else self._vector("angular_velocity", angular_velocity, spin=True)
         self.state.velocities[k] = v
@@ -888,9 +891,10 @@ class Simulation:
           sphere 0: ``torque_i``).
 
         Everything is at the last force evaluation.  In a scene of more than 1024 spheres with
-        plane walls only, the engine keeps no geometry per contact: ``overlap``, ``normal`` and
-        ``contact_point`` are recomputed here from the positions with the narrow phase's own
-        arithmetic, the same bits as the step kernel's (``contactlab.engine.contact_geometry``).
+        plane walls only (no periodic cell, no servo control), the engine keeps no geometry per
+        contact: ``overlap``, ``normal`` and ``contact_point`` are recomputed here from the
+        positions with the narrow phase's own arithmetic, the same bits as the step kernel's
+        (``contactlab.engine.contact_geometry``).
         """
         return observables.contacts(self.model, self.state, self.stepper.table, self.contact_model, as_bool("all_candidates", all_candidates))
 

@@ -10,8 +10,9 @@ square root and division are correctly rounded like theirs, so the result is the
 bit.  The positions are those of the last evaluation: a step ends with the forces of its own
 positions, and so does every run.
 
-Every other table (shapes, mesh triangles, cylinder walls, servo-controlled walls or meshes) keeps
-the columns the kernel writes.
+Every other table keeps the columns the kernel writes: shapes, mesh triangles, cylinder walls, a
+periodic cell (the kernel takes the minimum image), servo-controlled walls or meshes (they read the
+columns at every step), and scenes of at most ``layout.SWEEP_BLOCK`` bodies (see there).
 """
 from __future__ import annotations
 

@@ -457,6 +457,8 @@ def advance(n_steps, dt, resume, model, state, table, run, shapes, walls):
                                   damping, rigid)
             if clumps is not None:
                 clump_kick(dt, clumps, pos, vel, angvel, force, torque, gravity, flags)
+                # a non-finite clump ends the call here, before the next drift (a state to diagnose)
+                last = last or flags[FLAG_STATE_NAN] != 0
                 if not last:
                     kick_drift_block(first, n, dt, pos, vel, angvel, quat, force, torque, inv_mass, inv_inertia,
                                      vel_pred, angvel_pred, ref_pos, half_skin, flags, rigid)
@@ -473,9 +475,9 @@ def advance(n_steps, dt, resume, model, state, table, run, shapes, walls):
                              cell)
                 _reduce_block(a, e, dt, 0.0, model, state, table, run, rigid, damping)
                 a = e
-            last = s == n_steps - 1 or flags[FLAG_OVERLAP] != 0 or flags[FLAG_STATE_NAN] != 0
             if clumps is not None:
                 clump_kick(dt, clumps, pos, vel, angvel, force, torque, gravity, flags)
+            last = s == n_steps - 1 or flags[FLAG_OVERLAP] != 0 or flags[FLAG_STATE_NAN] != 0
             if not last:
                 # the next step's half kick and drift, a pass of its own (module docstring)
                 kick_drift_block(first, n, dt, pos, vel, angvel, quat, force, torque, inv_mass, inv_inertia,

@@ -7,8 +7,8 @@ Each candidate pair ``k`` of the neighbour list owns:
   that does not split its dissipation), J;
 * ``out[k]``: what the force kernel wrote at the last evaluation for the partner ``j`` and for
   output (columns below); the owner ``i``'s side is summed per sphere into ``owner[i]``.  A scene
-  of more than :data:`SWEEP_BLOCK` spheres and plane walls without servo control keeps only the
-  first :data:`N_OUT_FORCES` columns (:data:`N_OUT_BONDS` with a bonding law): its contact geometry is recomputed on demand,
+  of more than :data:`SWEEP_BLOCK` spheres and plane walls, without a periodic cell or servo
+  control, keeps only the first :data:`N_OUT_FORCES` columns (:data:`N_OUT_BONDS` with a bonding law): its contact geometry is recomputed on demand,
   bit for bit, by :mod:`contactlab.engine.contact_geometry` (56 B a candidate pair instead of
   120 B, written at every step; see :func:`out_columns`);
 * ``status[k]``: ``ACTIVE`` (a contact that exerts force), ``INACTIVE`` (the law said no contact;

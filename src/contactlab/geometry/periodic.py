@@ -16,7 +16,7 @@ Conventions (read by every user of the cell):
   (``n = floor(d / L + 1/2)``, the same rounding everywhere); the velocity jump of that image is
   returned with it.  The minimum image is the right one while every interaction is shorter than
   half of every periodic length (checked at each neighbour-list build,
-  :func:`contactlab.neighbors.periodic_cells.check_cell`).
+  :func:`contactlab.neighbors.periodic_list.check_cell`).
 * The **wrap** brings a body's centre into ``[lower, lower + L)`` on each periodic axis by the
   same cell vectors, shifts its velocity by the same jump (a body leaving a sheared face keeps its
   velocity relative to the flow) and counts the vectors in its image counters, so that

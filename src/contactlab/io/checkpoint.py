@@ -53,9 +53,9 @@ _STATE_ARRAYS = ("positions", "velocities", "angular_velocities", "orientations"
                  "wall_points", "wall_velocities", "dissipated", "boundary_work", "dissipation_terms",
                  "damping_work", "mesh_positions", "mesh_orientations", "mesh_velocities", "mesh_angular_velocities",
                  "shape_data", "boundary_power", "damping_force")
-#: arrays added within format version 6 (cylinder walls, servo-controlled walls, the periodic cell and image
-#: counters, clumps): written when the simulation has them, read when present (a checkpoint written before
-#: them has plane walls only, no servo, no periodic cell and no clumps)
+#: arrays added in format versions 6 (cylinder walls, servo-controlled walls) and 7 (the periodic cell and
+#: image counters, clumps, body ids): written when the simulation has them, read when present (a checkpoint
+#: written before them has plane walls only, no servo, no periodic cell, no clumps and ids 0 .. N-1)
 _OPTIONAL_MODEL_ARRAYS = ("wall_kind", "wall_shape", "clump_of", "clump_first", "clump_members", "clump_offsets",
                           "clump_mass", "clump_inertia")
 _OPTIONAL_STATE_ARRAYS = ("servo_index", "servo_param", "cell", "images", "clump_positions", "clump_velocities",

@@ -76,6 +76,22 @@ class Snapshot:
         return int(self.radii.shape[0])
 
 
+def _body_masses(model, density) -> tuple[np.ndarray, np.ndarray]:
+    """Per body: mass (kg) and volume (m^3).  A clump member's ``model.mass`` is its whole clump's
+    (what its contacts see); here a clump's mass and union volume are shared among its members in
+    proportion to their spheres' volumes, so that sums over bodies count each clump once."""
+    masses = model.mass.copy()
+    volumes = masses / density[model.material]
+    if model.n_clumps:
+        members = model.clump_members
+        owner = np.repeat(np.arange(model.n_clumps), np.diff(model.clump_first))
+        r3 = model.radius[members] ** 3
+        share = r3 / np.bincount(owner, weights=r3, minlength=model.n_clumps)[owner]
+        masses[members] = model.clump_mass[owner] * share
+        volumes[members] = model.clump_mass[owner] / density[model.material[members]] * share
+    return masses, volumes
+
+
 def snapshot(sim) -> Snapshot:
     """The bodies and active contacts of ``sim`` (a :class:`contactlab.Simulation`) as arrays."""
     model = getattr(sim, "model", None)
@@ -91,6 +107,7 @@ def snapshot(sim) -> Snapshot:
     force = table.out[rows, layout.OUT_FORCE: layout.OUT_FORCE + 3]
     normal, _, point = pair_geometry(model, state, table, rows)
     density = np.array([m.density for m in model.materials], dtype=np.float64)
+    masses, volumes = _body_masses(model, density)
     shift, cell_volume = None, None
     if state.cell is not None:
         cj = np.where(jraw < ns, jraw, ci)
@@ -100,8 +117,8 @@ def snapshot(sim) -> Snapshot:
     return Snapshot(
         positions=state.positions,
         radii=model.radius,
-        masses=model.mass,
-        volumes=model.mass / density[model.material],
+        masses=masses,
+        volumes=volumes,
         velocities=state.velocities,
         round=model.shape_kind == SPHERE,
         contact_i=ci,

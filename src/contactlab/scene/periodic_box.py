@@ -88,6 +88,10 @@ def cell_for(scene, kind: np.ndarray, wall_kind: np.ndarray, wall_normal: np.nda
     if spec is None:
         return None, None
     lo, hi, periodic = spec
+    clumps = getattr(scene, "_clumps", None)
+    if clumps is not None and clumps.count:
+        raise InputError(f"a periodic scene cannot hold clumps yet (this one has {clumps.count}): the cell wraps "
+                         f"each member sphere on its own, not the clump as one body; use walls for clumps")
     if (kind != SPHERE).any():
         k = int(np.flatnonzero(kind != SPHERE)[0])
         raise InputError(f"a periodic scene holds spheres (disks in 2-D) only; body {k} is a "

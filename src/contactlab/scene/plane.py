@@ -137,3 +137,16 @@ def in_plane(name: str, value, *, spin: bool = False) -> np.ndarray:
 def disk_mass(density: np.ndarray, radius: np.ndarray, thickness: float) -> np.ndarray:
     """Mass (kg) of solid disks of ``radius`` (m) and ``thickness`` (m): ``rho pi r^2 t``."""
     return density * math.pi * radius**2 * thickness
+
+
+def round_mass_inertia(density: np.ndarray, radius: np.ndarray, dimension: int,
+                       thickness: float) -> tuple[np.ndarray, np.ndarray]:
+    """Mass (kg) and moment of inertia (kg m^2) of solid spheres (3-D: ``4/3 pi r^3 rho`` and
+    ``2/5 m r^2``) or of disks of the scene's ``thickness`` (2-D: ``pi r^2 t rho`` and
+    ``m r^2 / 2``): what :meth:`contactlab.Scene.finalize` gives a round body, and a particle
+    stream a new one."""
+    if dimension == 2:
+        mass = disk_mass(density, radius, thickness)
+        return mass, DISK_INERTIA_FACTOR * mass * radius**2
+    mass = density * (4.0 / 3.0) * np.pi * radius**3
+    return mass, 0.4 * mass * radius**2

@@ -16,8 +16,7 @@ from .meshes import MeshBuilder
 from .particles import SphereBuilder, check_many_spheres, check_material, check_one_sphere
 from .random_packing import random_packing
 from ..geometry.shapes import SPHERE
-from .plane import (DISK_INERTIA_FACTOR, as_vec2,
-                    disk_mass)
+from .plane import as_vec2, round_mass_inertia
 from .shapes import Body, as_orientation, box_vertices, ellipsoid_body, polyhedron_body, roll_body
 from .walls import WallBuilder
 
@@ -459,16 +458,12 @@ class Scene:
             raise InputError(f"cylinder walls act on spheres only; body {k} is not a sphere (contacts of other "
                              f"shapes with cylinder walls are not implemented)")
         sphere = kind == SPHERE
-        if self.dimension == 2:
-            # disks: solid cylinders of the scene's thickness turning about z only, so the one moment
-            # that matters, m r^2 / 2, stands for all three (the engine's isotropic sphere inertia);
-            # ellipses brought theirs, m (a^2 + b^2) / 4, the same way
-            mass = np.where(sphere, disk_mass(dens[s["material"]], r, self.thickness), s["mass"])
-            principal = np.where(sphere[:, None], np.repeat((DISK_INERTIA_FACTOR * mass * r**2)[:, None], 3, axis=1),
-                                 s["principal_inertia"])
-        else:
-            mass = np.where(sphere, dens[s["material"]] * (4.0 / 3.0) * np.pi * r**3, s["mass"])
-            principal = np.where(sphere[:, None], (0.4 * mass * r**2)[:, None], s["principal_inertia"])
+        # disks (2-D): solid cylinders of the scene's thickness turning about z only, so the one
+        # moment that matters, m r^2 / 2, stands for all three (the engine's isotropic sphere
+        # inertia); ellipses brought theirs, m (a^2 + b^2) / 4, the same way
+        round_mass, round_inertia = round_mass_inertia(dens[s["material"]], r, self.dimension, self.thickness)
+        mass = np.where(sphere, round_mass, s["mass"])
+        principal = np.where(sphere[:, None], np.repeat(round_inertia[:, None], 3, axis=1), s["principal_inertia"])
         inertia = principal.min(axis=1)
         fixed = s["fixed"].astype(bool)
         inv_mass = np.where(fixed, 0.0, 1.0 / mass)

@@ -31,7 +31,6 @@ except those of :data:`TABLE_NOT_PER_PAIR`; one that is neither stops the exchan
 from __future__ import annotations
 
 import dataclasses
-import math
 from dataclasses import dataclass
 
 import numpy as np
@@ -41,7 +40,7 @@ from ..engine.layout import INDEX
 from ..frozen_model import Model
 from ..geometry.shapes import SPHERE
 from ..neighbors.exclusions import Exclusions
-from ..scene.plane import DISK_INERTIA_FACTOR, disk_mass
+from ..scene.plane import round_mass_inertia
 from ..state import State
 
 __all__ = ["NewSpheres", "resized", "resized_table", "resized_exclusions", "resized_bond_log", "TABLE_NOT_PER_PAIR",
@@ -95,15 +94,10 @@ class NewSpheres:
 
 def sphere_mass_inertia(materials, material: np.ndarray, radii: np.ndarray, dimension: int,
                         thickness: float) -> tuple[np.ndarray, np.ndarray]:
-    """Mass (K,) kg and moment of inertia (K,) kg m^2 of solid spheres (3-D: ``4/3 pi r^3 rho``,
-    ``2/5 m r^2``) or disks of the scene's thickness (2-D: ``pi r^2 t rho``, ``m r^2 / 2``), as
-    :meth:`contactlab.Scene.finalize` makes them."""
+    """Mass (K,) kg and moment of inertia (K,) kg m^2 of new spheres (disks in 2-D) of the given
+    materials, as :meth:`contactlab.Scene.finalize` makes them (:func:`round_mass_inertia`)."""
     rho = np.array([materials[int(k)].density for k in material], dtype=np.float64).reshape(-1)
-    if dimension == 2:
-        mass = disk_mass(rho, radii, thickness)
-        return mass, DISK_INERTIA_FACTOR * mass * radii ** 2
-    mass = rho * (4.0 / 3.0) * math.pi * radii ** 3
-    return mass, 0.4 * mass * radii ** 2
+    return round_mass_inertia(rho, radii, dimension, thickness)
 
 
 def index_map(model: Model, keep: np.ndarray, n_new: int) -> np.ndarray:
