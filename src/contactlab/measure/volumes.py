@@ -53,7 +53,7 @@ from .._jit import jit, pkernel
 from ..errors import InputError
 from ..packing.regions import Region, _Box, _Cylinder, _Sphere
 
-__all__ = ["Domain", "domain", "MeasureRegion", "as_measure_region", "region_volume", "fraction_inside",
+__all__ = ["Domain", "domain", "MeasureRegion", "as_measure_region", "region_volume", "region_bounds", "fraction_inside",
            "QUADRATURE_POINTS"]
 
 #: Gauss-Legendre points per piece of the sphere-cylinder integral (see the module docstring)
@@ -469,3 +469,19 @@ def _fractions(kind, p, x, r, dimension, nodes, weights, out):  # pragma: no cov
             else:
                 v = _ball_cylinder(x[k, 0], x[k, 1], x[k, 2], rk, p, nodes, weights)
         out[k] = min(1.0, max(0.0, v / full))
+
+
+def region_bounds(kind: int, p: np.ndarray, dimension: int) -> tuple[np.ndarray, np.ndarray]:
+    """Axis-aligned bounding box ``(lower, upper)`` (3,) m of a box, ball or cylinder region
+    (``kind``, ``params`` of a :class:`~contactlab.measure.volumes.MeasureRegion`); z = 0 in 2-D."""
+    if kind == _BOX:
+        lo, hi = p[0:3].copy(), p[3:6].copy()
+    elif kind == _BALL:
+        lo, hi = p[0:3] - p[3], p[0:3] + p[3]
+    else:
+        axis = p[3:6]
+        half = 0.5 * p[7] * np.abs(axis) + p[6] * np.sqrt(np.maximum(0.0, 1.0 - axis ** 2))
+        lo, hi = p[0:3] - half, p[0:3] + half
+    if dimension == 2:
+        lo[2], hi[2] = 0.0, 0.0
+    return lo, hi

@@ -130,8 +130,19 @@ def _scan_sphere(q, cell_of, cell_start, items, sorted_xr, dims, skin, wall_poin
                     if write:
                         out[base + count] = j
                     count += 1
+    return sorted_with_walls(out, base, count, write, fi, xi, yi, zi, ri, skin, wall_point, wall_normal, wall_kind,
+                             wall_shape, n_s)
+
+
+@jit
+def sorted_with_walls(out, base, count, write, fi, xi, yi, zi, ri, skin, wall_point, wall_normal, wall_kind,
+                      wall_shape, n_s):
+    """The end of one body's scan (plain and periodic lists): its ``count`` partners written from
+    ``out[base]`` sorted (the list is ordered by ``(i, j)``), then the walls within the skin of a
+    free body (``fi`` False) appended as ``n_s + w``; returns the new count (with ``write`` False
+    only counts)."""
     if write and count > 1:
-        # insertion sort of this sphere's partners: the list is ordered by (i, j)
+        # insertion sort of this body's partners
         for a in range(base + 1, base + count):
             v = out[a]
             b = a - 1

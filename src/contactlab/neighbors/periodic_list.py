@@ -24,7 +24,8 @@ from numba import prange
 from .._jit import jit, kernel, n_blocks, pkernel
 from ..errors import InputError, SimulationBlowUp
 from ..geometry.periodic import CELL_FLOW, CELL_GRADIENT, CELL_LENGTH, CELL_LOWER, CELL_PERIODIC, CELL_SHEAR, min_image
-from ..geometry.sphere_cylinder import N_WALL_SHAPE, WALL_PLANE, cylinder_surface
+from .celllist import sorted_with_walls
+from ..geometry.sphere_cylinder import N_WALL_SHAPE
 
 __all__ = ["build_pairs_periodic", "check_cell", "periodic_grid"]
 
@@ -168,29 +169,8 @@ def _scan(q, cell_of, cell_start, items, sorted_xr, dims, origin, inv_w, reach, 
                         if write:
                             out[base + count] = j
                         count += 1
-    if write and count > 1:
-        # insertion sort of this body's partners: the list is ordered by (i, j)
-        for a in range(base + 1, base + count):
-            v = out[a]
-            b = a - 1
-            while b >= base and out[b] > v:
-                out[b + 1] = out[b]
-                b -= 1
-            out[b + 1] = v
-    if not fi:
-        for w in range(wall_point.shape[0]):
-            if wall_kind[w] == WALL_PLANE:
-                h = ((xi - wall_point[w, 0]) * wall_normal[w, 0] + (yi - wall_point[w, 1]) * wall_normal[w, 1]
-                     + (zi - wall_point[w, 2]) * wall_normal[w, 2])
-            else:
-                h = cylinder_surface((xi, yi, zi), (wall_point[w, 0], wall_point[w, 1], wall_point[w, 2]),
-                                     (wall_normal[w, 0], wall_normal[w, 1], wall_normal[w, 2]), wall_shape[w, 0],
-                                     wall_shape[w, 1], wall_shape[w, 2], wall_shape[w, 3])[0]
-            if h - ri < skin:
-                if write:
-                    out[base + count] = n_s + w
-                count += 1
-    return count
+    return sorted_with_walls(out, base, count, write, fi, xi, yi, zi, ri, skin, wall_point, wall_normal, wall_kind,
+                             wall_shape, n_s)
 
 
 @pkernel

@@ -33,7 +33,7 @@ from .._arguments import as_int, as_positive, did_you_mean
 from .._jit import jit, kernel
 from ..distributions import SizeDistribution
 from ..errors import InputError
-from ..measure.volumes import _BALL, _BOX, _CYLINDER, _section_2d, as_measure_region, region_volume
+from ..measure.volumes import _BALL, _BOX, _CYLINDER, _section_2d, as_measure_region, region_bounds, region_volume
 from ..packing.levelset import relax_into
 
 __all__ = ["random_packing", "METHODS"]
@@ -113,7 +113,7 @@ def random_packing(region, distribution, *, dimension: int = 3, thickness: float
     order = np.argsort(-radii, kind="stable")
     placed = np.zeros((len(radii), 3))
     frame = _frame(reg)
-    lower, upper = _bounds(reg, dimension)
+    lower, upper = region_bounds(reg.kind, reg.params, dimension)
     extent = np.maximum(upper - lower, 2.0 * r_max)[:dimension]
     cell = max(2.0 * r_max, float(np.prod(extent) / 4e6) ** (1.0 / dimension))   # at most ~4 million cells
     dims = np.maximum(1, np.ceil((upper - lower) / cell).astype(np.int64))
@@ -159,26 +159,10 @@ def _frame(reg) -> np.ndarray:
     return np.array([e1, np.cross(axis, e1), axis])
 
 
-def _bounds(reg, dimension):
-    """Axis-aligned bounding box (lower, upper) of the region (the plane z = 0 in 2-D)."""
-    p = reg.params
-    if reg.kind == _BOX:
-        lo, hi = p[0:3].copy(), p[3:6].copy()
-    elif reg.kind == _BALL:
-        lo, hi = p[0:3] - p[3], p[0:3] + p[3]
-    else:
-        axis = p[3:6]
-        half = 0.5 * p[7] * np.abs(axis) + p[6] * np.sqrt(np.maximum(0.0, 1.0 - axis ** 2))
-        lo, hi = p[0:3] - half, p[0:3] + half
-    if dimension == 2:
-        lo[2], hi[2] = 0.0, 0.0
-    return lo, hi
-
-
 def _relaxed(reg, radii, rng, tolerance):
     """Uniform random centres in the region, relaxed apart and into it (:func:`contactlab.packing.relax_into`)."""
     n = len(radii)
-    lo, hi = _bounds(reg, 3)
+    lo, hi = region_bounds(reg.kind, reg.params, 3)
     centres = np.zeros((0, 3))
     while len(centres) < n:
         p = lo + (hi - lo) * rng.random((max(2 * n, 1024), 3))

@@ -18,25 +18,9 @@ import math
 import numpy as np
 
 from .._jit import jit, kernel
-from ..measure.volumes import _BALL, _BOX, _CYLINDER
+from ..measure.volumes import _BALL, _BOX, _CYLINDER, region_bounds
 
-__all__ = ["place", "region_bounds", "region_room"]
-
-
-def region_bounds(kind: int, p: np.ndarray, dimension: int) -> tuple[np.ndarray, np.ndarray]:
-    """Axis-aligned bounding box ``(lower, upper)`` (3,) m of a box, ball or cylinder region
-    (``kind``, ``params`` of a :class:`~contactlab.measure.volumes.MeasureRegion`); z = 0 in 2-D."""
-    if kind == _BOX:
-        lo, hi = p[0:3].copy(), p[3:6].copy()
-    elif kind == _BALL:
-        lo, hi = p[0:3] - p[3], p[0:3] + p[3]
-    else:
-        axis = p[3:6]
-        half = 0.5 * p[7] * np.abs(axis) + p[6] * np.sqrt(np.maximum(0.0, 1.0 - axis ** 2))
-        lo, hi = p[0:3] - half, p[0:3] + half
-    if dimension == 2:
-        lo[2], hi[2] = 0.0, 0.0
-    return lo, hi
+__all__ = ["place", "region_room"]
 
 
 def region_room(kind: int, p: np.ndarray, dimension: int) -> float:
