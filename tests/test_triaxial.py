@@ -37,7 +37,7 @@ def _example():
 def test_small_triaxial_stress_path_and_friction_angle():
     tx = _example()
     sim = tx.build(300, seed=2)                       # mu = 0 while compressing: a dense sample
-    tx.settle(sim, P, tolerance=0.002)
+    tx.settle(sim, P, tolerance=0.002, kinetic=1e-4, max_time=0.3)
     s = tx.sample_state(sim)
     size = s["size"]
     c = sim.contacts()
@@ -50,7 +50,7 @@ def test_small_triaxial_stress_path_and_friction_angle():
     assert np.abs(sym).max() < 0.005 * P
 
     sim.set_model(tx.law(0.5))
-    tx.settle(sim, P, tolerance=0.002)
+    tx.settle(sim, P, tolerance=0.002, max_time=0.3)
     rate = tx.strain_rate(sim, P, 1e-3)               # I = 1e-3: the quasi-static limit, for speed
     rows = tx.axial_loading(sim, P, strain=0.05, rate=rate, every=0.005)
     col = {name: rows[:, i] for i, name in enumerate(tx.COLUMNS)}
