@@ -1,7 +1,7 @@
 """A drained triaxial test on a polydisperse frictional packing, to compare with the DEM literature.
 
 The sample: ``n`` spheres (default 4000) of diameters uniform by number in [1.6, 2.4] mm, quartz
-density, Hertz-Mindlin contacts (E = 0.2 GPa, softened quartz, nu = 0.3, restitution 0.3) in a box of
+density, Hertz-Mindlin contacts (E = 0.5 GPa, softened quartz, nu = 0.3, restitution 0.3) in a box of
 six frictionless plane walls, no gravity.
 
 1. **Isotropic compression** (stress control): random sequential addition at a packing fraction
@@ -25,9 +25,9 @@ the last quarter of the strain), the maximum dilatancy angle
 written to ``<out>/triaxial.csv`` and drawn in ``<out>/triaxial.png``.  docs/triaxial.md compares
 them with published DEM values.
 
-Run:  python examples/triaxial.py [--n 4000] [--strain 0.2] [--mu-prep 0.0] [--inertial 5e-4]
+Run:  python examples/triaxial.py [--n 4000] [--strain 0.15] [--mu-prep 0.0] [--inertial 5e-4]
       [--out triaxial-out] [--threads 2]
-(4000 spheres to 20 % axial strain: about half an hour on two idle cores; --n 500 --strain 0.1: minutes)
+(4000 spheres to 15 % axial strain: about half an hour on two busy cores; --n 500 --strain 0.1: minutes)
 """
 from __future__ import annotations
 
@@ -56,7 +56,7 @@ def area_pairs(wall: int):
     return [p for p in PAIRS if wall not in p]
 
 
-def build(n=4000, *, d_min=1.6e-3, d_max=2.4e-3, density=2650.0, young=2e8, poisson=0.3, restitution=0.3,
+def build(n=4000, *, d_min=1.6e-3, d_max=2.4e-3, density=2650.0, young=5e8, poisson=0.3, restitution=0.3,
           mu_prep=0.0, packing_fraction=0.3, local_damping=0.0, seed=1, threads=None):
     """The loose sample in its box of six frictionless walls (friction ``mu_prep`` between spheres).
 
@@ -240,9 +240,10 @@ def main(argv=None):
     ap.add_argument("--mu", type=float, default=0.5, help="friction between the spheres while shearing")
     ap.add_argument("--mu-prep", type=float, default=0.0, help="friction during the isotropic compression "
                                                                 "(0: dense sample; larger: looser)")
-    ap.add_argument("--strain", type=float, default=0.2, help="final axial strain (default 0.2)")
+    ap.add_argument("--strain", type=float, default=0.15, help="final axial strain (default 0.15)")
     ap.add_argument("--every", type=float, default=0.005, help="axial strain between samples (default 0.005)")
     ap.add_argument("--inertial", type=float, default=5e-4, help="inertial number of the axial loading")
+    ap.add_argument("--young", type=float, default=5e8, help="Young's modulus of the spheres, Pa (default 5e8)")
     ap.add_argument("--seed", type=int, default=1)
     ap.add_argument("--threads", type=int, default=None)
     ap.add_argument("--out", default="triaxial-out", help="directory for triaxial.csv and triaxial.png")
@@ -250,7 +251,7 @@ def main(argv=None):
     out = Path(a.out)
     out.mkdir(parents=True, exist_ok=True)
     t0 = time.perf_counter()
-    sim = build(a.n, mu_prep=a.mu_prep, seed=a.seed, threads=a.threads)
+    sim = build(a.n, mu_prep=a.mu_prep, young=a.young, seed=a.seed, threads=a.threads)
     print(f"{sim.n_spheres} spheres, dt = {sim.dt:.3g} s", flush=True)
     every = [0]
 

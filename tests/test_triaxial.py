@@ -36,7 +36,7 @@ def _example():
 @pytest.mark.slow
 def test_small_triaxial_stress_path_and_friction_angle():
     tx = _example()
-    sim = tx.build(300, seed=2)                       # mu = 0 while compressing: a dense sample
+    sim = tx.build(300, seed=2, young=2e8)            # mu = 0 while compressing: a dense sample
     tx.settle(sim, P, tolerance=0.002, kinetic=1e-4, max_time=0.3)
     s = tx.sample_state(sim)
     size = s["size"]
@@ -64,3 +64,21 @@ def test_small_triaxial_stress_path_and_friction_angle():
     assert 21.0 < phi_peak < 35.0, phi_peak
     vol = col["volumetric_strain"]
     assert vol[-1] < vol.max() - 0.002                 # contracts first, then dilates
+
+
+@pytest.mark.slow
+def test_the_pages_python_block_runs(capsys, monkeypatch):
+    """docs/triaxial.md's example (60 spheres, a few steps of axial loading) runs and prints a row
+    whose lateral stress is the confining pressure within 3 %."""
+    import re
+    monkeypatch.chdir(ROOT)
+    blocks = re.findall(r"```python\n(.*?)```", (ROOT / "docs" / "triaxial.md").read_text(), re.S)
+    assert blocks
+    namespace = {}
+    try:
+        for block in blocks:
+            exec(compile(block, "docs/triaxial.md", "exec"), namespace)
+    finally:
+        sys.path[:] = [p for p in sys.path if p != "examples"]
+    assert "sigma3_wall" in capsys.readouterr().out
+    assert namespace["rows"][-1][3] == pytest.approx(P, rel=0.03)
