@@ -63,7 +63,7 @@ def build(n=4000, *, d_min=1.6e-3, d_max=2.4e-3, density=2650.0, young=5e8, pois
     ``local_damping`` (Cundall's) is 0 by default: it acts against each sphere's absolute velocity,
     so under axial loading, where the spheres move steadily with the deformation, it is a drag on
     the sample (measured with 150 spheres at I = 5e-4: with 0.2 the bottom wall carried 5 % less
-    than the top one and the deviator stress was 30 % lower at 2 % strain; with 0 they agree to
+    than the top one and the axial force was 30 % lower at 2 % strain; with 0 they agree to
     0.1 %).  The contacts' dashpots (restitution 0.3) dissipate."""
     grain = cl.Material(density=density, young=young, poisson=poisson, name="grain")
     platen = cl.Material(density=density, young=young, poisson=poisson, name="platen")
