@@ -289,6 +289,44 @@ class Simulation:
         s.time_base, s.step_base = s.time, s.step
         self._dt = dt
 
+    # ------------------------------------------------------------------ the law's parameters
+    def set_model(self, model: ContactModel) -> None:
+        """Go on with other parameters of the same contact law, keeping every contact and its history.
+
+        The usual use: a packing compressed with a low friction (dense) or a high one (loose),
+        then sheared with the friction of the material (YADE's triaxial examples, Thornton 2000):
+        ``sim.set_model(cl.models.HertzMindlin(restitution=0.3, friction=0.5))``.  ``model`` must
+        be of the same law (same law module, history and energy terms) as the one running; its
+        pair table replaces the old one from the next step on (a stuck tangential spring beyond
+        a new, lower limit slides at the next step).  The time step stays; one above the new
+        stability limit raises :class:`~contactlab.errors.StabilityError`.  Checkpoints save the
+        new model.
+        """
+        if not isinstance(model, ContactModel):
+            raise InputError(f"model must be a contact model such as cl.models.HertzMindlin(...), "
+                             f"got {type(model).__name__}")
+        old = self.contact_model
+        if (model.law_module != old.law_module or model.history_size != old.history_size
+                or model.dissipation_terms != old.dissipation_terms):
+            raise InputError(f"set_model changes the parameters of the law that runs ({old.name}, law module "
+                             f"{old.law_module}); got {model.name} (law module {model.law_module}); a different law "
+                             f"needs a new Simulation")
+        table = np.ascontiguousarray(model.scene_pair_table(self.model), dtype=np.float64)
+        if table.shape != self.stepper.pair_params.shape:
+            raise InputError(f"set_model: the new model's pair table has shape {table.shape}, the running one "
+                             f"{self.stepper.pair_params.shape}")
+        with debug_probes(self.debug):
+            limit = stability_limit(self.model, model, self.max_overlap)
+        if self._dt is not None:
+            chosen_dt(self._dt, limit, model)          # raises StabilityError if the step is now too long
+        self.stepper.pair_params[...] = table          # in place: the kernels' argument tuples hold this array
+        self.stepper.law = model
+        self.contact_model = model
+        self._limit = limit
+        self.stability_limit = limit.limit
+        self.limiting_contact = limit.case
+        self._refresh_forces()
+
     # ------------------------------------------------------------------ state access
     @property
     def time(self) -> float:

@@ -107,6 +107,9 @@ class HertzMindlin(ContactModel):
     rolling_friction : float
         Rolling friction coefficient mu_r >= 0 (dimensionless; torque limit ``mu_r R* F_n``),
         default 0 (no rolling resistance).
+    per_material : dict, optional
+        ``{material or name: {"friction": value}}``: a material's own friction coefficient; a pair
+        of materials slides at the smaller of the two (YADE's rule), e.g. frictionless platens.
 
     Example
     -------
@@ -123,6 +126,9 @@ class HertzMindlin(ContactModel):
     )
     history_fields = HISTORY_FIELDS
     pair_fields = ("e_star", "g_star", "friction", "rolling_friction", "damping", "root_st_over_sn")
+    #: ``per_material={"platen": {"friction": 0.0}}``: the smaller of two materials' values, as YADE
+    #: mixes friction (frictionless platens in a triaxial cell)
+    mixing = {"friction": "min"}
     # the limit is taken at the largest allowed overlap; typical overlaps are far smaller and softer
     default_dt_fraction = 0.35
 
@@ -146,7 +152,8 @@ class HertzMindlin(ContactModel):
         for a in range(m):
             for b in range(m):
                 e_star, g_star = effective_moduli(materials[a], materials[b])
-                table[a, b] = (e_star, g_star, self.friction, self.rolling_friction, self._damping,
+                table[a, b] = (e_star, g_star, self.pair_value("friction", materials[a], materials[b]),
+                               self.rolling_friction, self._damping,
                                math.sqrt(4.0 * g_star / e_star))
         return table
 
