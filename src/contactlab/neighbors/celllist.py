@@ -59,8 +59,8 @@ def _bounds(pos):
 
 
 @kernel
-def _bin(pos, radius, fixed, origin, inv_cell, dims):
-    """Counting sort into cells.
+def bin_bodies(pos, radius, fixed, origin, inv_w, dims):
+    """Counting sort into cells of widths ``1 / inv_w`` (3,) m (the plain and the periodic list).
 
     Returns ``cell_of`` (per sphere), ``cell_start`` (CSR over cells), ``items`` (sphere indices in
     cell order) and ``sorted_xr`` (x, y, z, r, fixed flag of ``items``, in cell order).
@@ -70,9 +70,9 @@ def _bin(pos, radius, fixed, origin, inv_cell, dims):
     cell_of = np.empty(n, dtype=np.int64)
     counts = np.zeros(ncell + 1, dtype=np.int64)
     for p in range(n):
-        cx = min(max(int((pos[p, 0] - origin[0]) * inv_cell), 0), dims[0] - 1)
-        cy = min(max(int((pos[p, 1] - origin[1]) * inv_cell), 0), dims[1] - 1)
-        cz = min(max(int((pos[p, 2] - origin[2]) * inv_cell), 0), dims[2] - 1)
+        cx = min(max(int((pos[p, 0] - origin[0]) * inv_w[0]), 0), dims[0] - 1)
+        cy = min(max(int((pos[p, 1] - origin[1]) * inv_w[1]), 0), dims[1] - 1)
+        cz = min(max(int((pos[p, 2] - origin[2]) * inv_w[2]), 0), dims[2] - 1)
         c = (cz * dims[1] + cy) * dims[0] + cx
         cell_of[p] = c
         counts[c + 1] += 1
@@ -222,7 +222,7 @@ def build_pairs(pos, radius, fixed, skin, wall_point, wall_normal, pair_i, pair_
     if max_cells is None:
         max_cells = max(8 * n, 4096)
     origin, inv_cell, dims = grid_for(pos, cell, max_cells)
-    cell_of, cell_start, items, sorted_xr = _bin(pos, radius, fixed, origin, inv_cell, dims)
+    cell_of, cell_start, items, sorted_xr = bin_bodies(pos, radius, fixed, origin, np.full(3, inv_cell), dims)
     counts = np.empty(n, dtype=np.int64)
     if walls is None:
         walls = (np.zeros(wall_point.shape[0], dtype=np.uint8), np.zeros((wall_point.shape[0], N_WALL_SHAPE)))

@@ -21,10 +21,10 @@ import math
 import numpy as np
 from numba import prange
 
-from .._jit import jit, kernel, n_blocks, pkernel
+from .._jit import jit, n_blocks, pkernel
 from ..errors import InputError, SimulationBlowUp
 from ..geometry.periodic import CELL_FLOW, CELL_GRADIENT, CELL_LENGTH, CELL_LOWER, CELL_PERIODIC, CELL_SHEAR, min_image
-from .celllist import sorted_with_walls
+from .celllist import bin_bodies, sorted_with_walls
 from ..geometry.sphere_cylinder import N_WALL_SHAPE
 
 __all__ = ["build_pairs_periodic", "check_cell", "periodic_grid"]
@@ -67,39 +67,6 @@ def periodic_grid(pos: np.ndarray, cell: np.ndarray, width: float, max_cells: in
         dims[int(cell[CELL_FLOW])] = 1   # the layer across the sheared face is not known: scan the whole flow axis
     extent = np.where(periodic, length, size * dims)
     return origin, dims / extent, dims
-
-
-@kernel
-def _bin(pos, radius, fixed, origin, inv_w, dims):
-    """Counting sort into cells: ``cell_of`` (per body), ``cell_start`` (CSR over cells),
-    ``items`` (body indices in cell order), ``sorted_xr`` (x, y, z, r, fixed of ``items``)."""
-    n = pos.shape[0]
-    ncell = dims[0] * dims[1] * dims[2]
-    cell_of = np.empty(n, dtype=np.int64)
-    counts = np.zeros(ncell + 1, dtype=np.int64)
-    for p in range(n):
-        cx = min(max(int((pos[p, 0] - origin[0]) * inv_w[0]), 0), dims[0] - 1)
-        cy = min(max(int((pos[p, 1] - origin[1]) * inv_w[1]), 0), dims[1] - 1)
-        cz = min(max(int((pos[p, 2] - origin[2]) * inv_w[2]), 0), dims[2] - 1)
-        c = (cz * dims[1] + cy) * dims[0] + cx
-        cell_of[p] = c
-        counts[c + 1] += 1
-    for c in range(ncell):
-        counts[c + 1] += counts[c]
-    fill = counts[:-1].copy()
-    items = np.empty(n, dtype=np.int64)
-    sorted_xr = np.empty((n, 5))
-    for p in range(n):
-        c = cell_of[p]
-        q = fill[c]
-        items[q] = p
-        sorted_xr[q, 0] = pos[p, 0]
-        sorted_xr[q, 1] = pos[p, 1]
-        sorted_xr[q, 2] = pos[p, 2]
-        sorted_xr[q, 3] = radius[p]
-        sorted_xr[q, 4] = 1.0 if fixed[p] else 0.0
-        fill[c] = q + 1
-    return cell_of, counts, items, sorted_xr
 
 
 @jit
@@ -210,7 +177,7 @@ def build_pairs_periodic(pos, radius, fixed, skin, wall_point, wall_normal, pair
     if max_cells is None:
         max_cells = max(8 * n, 4096)
     origin, inv_w, dims = periodic_grid(pos, cell, reach, max_cells)
-    cell_of, cell_start, items, sorted_xr = _bin(pos, radius, fixed, origin, inv_w, dims)
+    cell_of, cell_start, items, sorted_xr = bin_bodies(pos, radius, fixed, origin, inv_w, dims)
     if walls is None:
         walls = (np.zeros(wall_point.shape[0], dtype=np.uint8), np.zeros((wall_point.shape[0], N_WALL_SHAPE)))
     wall_kind, wall_shape = walls
