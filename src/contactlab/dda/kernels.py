@@ -70,7 +70,7 @@ def _find(keys, count, key):
     return -1
 
 
-@jit
+@jit(inline="never")
 def detect(bodies, walls, margin, hist):
     """Contacts at the start of a step, in key order: ``(ci, cj, key, g0, nrm, pts, en, et, state,
     fs0, fn0)`` (``pts``: the two support points relative to their centroids); the state, shear and normal force come from the history of the same key."""
@@ -162,7 +162,7 @@ def detect(bodies, walls, margin, hist):
     return o_ci, o_cj, o_key, o_g0, o_nrm, o_pts, en, et, state, fs0, fn0
 
 
-@jit
+@jit(inline="never")
 def _body_system(bodies, loads, params, dt, dynamic):
     """Diagonal blocks ``kd`` (n, 6, 6), right-hand side ``b`` (n, 6) of the bodies' own terms,
     the free mask and the prescribed values of the fixed unknowns (in ``x0``, the start guess)."""
@@ -254,7 +254,7 @@ def _add_side(b, e, c, o, i, f):
         b[i, d] += f * e[c, o + d]
 
 
-@jit
+@jit(inline="never")
 def solve_step(bodies, walls, loads, params, ints, con, dt):
     """One step of size ``dt`` with the open-close iteration; returns ``(converged, x, state, fn,
     fs, gap, oc_iterations, cg_iterations, residual, cg_ok)``."""
@@ -391,7 +391,7 @@ def solve_step(bodies, walls, loads, params, ints, con, dt):
     return converged and cg_ok, x, state, fn, fs, gap, it, cg_total, residual, cg_ok
 
 
-@jit
+@jit(inline="never")
 def _max_displacement(x, shp):
     out = 0.0
     for i in range(x.shape[0]):
@@ -401,7 +401,7 @@ def _max_displacement(x, shp):
     return out
 
 
-@jit
+@jit(inline="never")
 def _update_bodies(bodies, loads, params, x, dt):
     pos, angle, shp, mass, young, poisson, stress, vel, free, rate = bodies[:10]
     acc = bodies[10]
@@ -459,7 +459,7 @@ def _update_bodies(bodies, loads, params, x, dt):
         lrel[k, 1] = s * fx + c * fy
 
 
-@jit
+@jit(inline="never")
 def _wall_reach(walls, dt):
     out = 0.0
     wvel = walls[2]

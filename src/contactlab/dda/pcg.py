@@ -35,7 +35,7 @@ __all__ = ["contact_lists", "apply_operator", "factor_preconditioner", "apply_pr
            "bicgstab"]
 
 
-@jit
+@jit(inline="never")
 def contact_lists(n, m, ci, cj):
     """Per-body lists of contact sides, CSR: ``start`` (n+1,), ``entry`` = ``2 c + side``
     (side 0: the contact's body ``ci``, side 1: ``cj``), in contact order."""
@@ -66,7 +66,7 @@ def _side_dot(e, c, side, x, b):
     return s
 
 
-@jit
+@jit(inline="never")
 def apply_operator(x, y, kd, free, m, ci, cj, en, et, cn, ct, cf, start, entry, an, at):
     """``y = A x`` on the free unknowns (0 on the fixed ones); ``an``/``at`` (m,) scratch."""
     for c in range(m):
@@ -93,7 +93,7 @@ def apply_operator(x, y, kd, free, m, ci, cj, en, et, cn, ct, cf, start, entry, 
             y[i, r] *= free[i, r]
 
 
-@jit
+@jit(inline="never")
 def factor_preconditioner(kd, free, m, en, et, cn, ct, start, entry, chol):
     """Cholesky factors (lower, in ``chol[i]``) of every body's diagonal block, contacts included;
     returns the first body whose block is not positive definite, or -1."""
@@ -129,7 +129,7 @@ def factor_preconditioner(kd, free, m, en, et, cn, ct, start, entry, chol):
     return -1
 
 
-@jit
+@jit(inline="never")
 def apply_preconditioner(chol, free, r, z):
     """``z = P^-1 r`` body by body (forward and back substitution), 0 on the fixed unknowns."""
     n = r.shape[0]
@@ -189,7 +189,7 @@ def _off_diagonal(i, y, ci, cj, en, et, cn, ct, cf, start, entry, lower, acc):
             acc[r] += fa * en[c, oo + r] + ft * et[c, oo + r]
 
 
-@jit
+@jit(inline="never")
 def apply_sgs(chol, free, ci, cj, en, et, cn, ct, cf, start, entry, r, z):
     """``z = M^-1 r`` with the block symmetric Gauss-Seidel ``M = (D + L) D^-1 (D + U)``: ``D`` the
     bodies' diagonal blocks as factored by :func:`factor_preconditioner`, ``L``/``U`` the contact
@@ -229,7 +229,7 @@ def _dot(a, b):
     return s
 
 
-@jit
+@jit(inline="never")
 def _initial_residual(x, b, kd, free, m, ci, cj, en, et, cn, ct, cf, start, entry, r, an, at):
     """``r = b - A x`` on the free unknowns (0 on the fixed ones); returns ``|b_free|^2`` (at
     least 1e-300, so a zero right-hand side gives a relative residual, not a division by 0)."""
@@ -242,7 +242,7 @@ def _initial_residual(x, b, kd, free, m, ci, cj, en, et, cn, ct, cf, start, entr
     return max(bnorm2, 1e-300)
 
 
-@jit
+@jit(inline="never")
 def pcg(x, b, kd, free, m, ci, cj, en, et, cn, ct, cf, start, entry, chol, tol, max_iter):
     """Solve ``A x = b`` on the free unknowns by preconditioned CG from the ``x`` given (whose
     fixed entries hold the prescribed values).  Returns ``(iterations, relative residual)``; the
@@ -288,7 +288,7 @@ def pcg(x, b, kd, free, m, ci, cj, en, et, cn, ct, cf, start, entry, chol, tol, 
     return it, math.sqrt(rr / bnorm2)
 
 
-@jit
+@jit(inline="never")
 def bicgstab(x, b, kd, free, m, ci, cj, en, et, cn, ct, cf, start, entry, chol, tol, max_iter):
     """Solve the non-symmetric ``A x = b`` on the free unknowns by right-preconditioned BiCGSTAB
     from the ``x`` given; same arguments and returns as :func:`pcg` (an iteration costs two

@@ -185,8 +185,10 @@ class DDA:
         acc[~fixed, 0], acc[~fixed, 1] = model.gravity[0], model.gravity[1]
         self._bodies = (np.ascontiguousarray(state.positions[:, :2]), angle, shp, model.mass.astype(np.float64).copy(),
                         young, poisson, np.zeros((n, 3)), vel, free, rate, acc)
-        self._walls = (np.ascontiguousarray(state.wall_points[:, :2]), np.ascontiguousarray(model.wall_normal[:, :2]),
-                       np.ascontiguousarray(state.wall_velocities[:, :2]))
+        # fresh writable C arrays even without walls (an empty slice of the frozen model would stay
+        # read-only, a second type signature: a second compile of the step kernel, ~100 s)
+        self._walls = (np.array(state.wall_points[:, :2], order="C"), np.array(model.wall_normal[:, :2], order="C"),
+                       np.array(state.wall_velocities[:, :2], order="C"))
         self._loads = (np.zeros(0, dtype=np.int64), np.zeros((0, 2)), np.zeros((0, 2)))
         self._hist = (np.zeros(0, dtype=np.int64), np.zeros(0, dtype=np.int8), np.zeros(0), np.zeros(0),
                       np.zeros((0, 2)))
