@@ -5,6 +5,7 @@ import numpy as np
 import pytest
 
 import contactlab as cl
+from contactlab.engine.history_match import match_pairs, move_rows
 from contactlab.neighbors.brute import brute_force_pairs
 from contactlab.neighbors.celllist import build_pairs
 
@@ -55,3 +56,43 @@ def test_history_survives_rebuilds(glass):
     np.testing.assert_array_equal(small.positions, large.positions)
     np.testing.assert_array_equal(small.contacts()["tangential_displacement"],
                                   large.contacts()["tangential_displacement"])
+
+
+@pytest.mark.parametrize("seed", [0, 1, 2, 3])
+def test_rows_moved_in_place_equal_a_lookup_by_pair(seed):
+    """The rebuild's in-place move of history, output and status rows (engine.history_match)
+    against a dictionary from pair (i, j) to its old rows: each surviving pair carries its rows,
+    each new pair starts from zero; lists that grow, shrink and shift both ways, on 1 and 2 blocks."""
+    rng = np.random.default_rng(seed)
+    n_bodies = 60
+    universe = [(i, j) for i in range(n_bodies) for j in range(i + 1, n_bodies + 3)]
+
+    def sorted_list(keep):
+        return sorted(p for p, k in zip(universe, keep) if k)
+
+    old = sorted_list(rng.uniform(size=len(universe)) < 0.15)
+    new = sorted_list(rng.uniform(size=len(universe)) < rng.uniform(0.05, 0.3))
+    n_old, n_new = len(old), len(new)
+    cap = max(n_old, n_new) + 5
+    hist = np.zeros((cap, 3))
+    out = np.zeros((cap, 2))
+    status = np.zeros(cap, dtype=np.int8)
+    hist[:n_old] = rng.normal(size=(n_old, 3))
+    out[:n_old] = rng.normal(size=(n_old, 2))
+    status[:n_old] = rng.integers(1, 3, n_old)
+    rows = {p: (hist[k].copy(), out[k].copy(), status[k]) for k, p in enumerate(old)}
+    old_i = np.array([p[0] for p in old], dtype=np.uint32)
+    old_j = np.array([p[1] for p in old], dtype=np.uint32)
+    old_start = np.zeros(n_bodies + 3 + 1, dtype=np.uint32)
+    old_start[1:] = np.cumsum(np.bincount(old_i, minlength=n_bodies + 3))
+    new_i = np.array([p[0] for p in new], dtype=np.uint32)
+    new_j = np.array([p[1] for p in new], dtype=np.uint32)
+    for blocks in (1, 2):
+        h, o, s = hist.copy(), out.copy(), status.copy()
+        src = np.empty(n_new, dtype=np.int32)
+        match_pairs(n_new, new_i, new_j, old_start, old_j, src, blocks)
+        move_rows(n_new, src, h, o, s)
+        for k, p in enumerate(new):
+            want = rows.get(p, (np.zeros(3), np.zeros(2), 0))
+            assert np.array_equal(h[k], want[0]) and np.array_equal(o[k], want[1]) and s[k] == want[2], (k, p)
+    assert any(p in rows for p in new) and any(p not in rows for p in new)

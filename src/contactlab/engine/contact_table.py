@@ -8,7 +8,7 @@ from ..neighbors.celllist import boundary_pairs, build_pairs, transpose_pairs
 from ..neighbors.exclusions import filter_pairs, filter_same_clump
 from ..neighbors.periodic_list import build_pairs_periodic
 from ..neighbors.triangles import triangle_pairs
-from .history_match import remap_pairs
+from .history_match import match_pairs, move_rows
 from .layout import ACTIVE, INDEX, N_OUT
 
 __all__ = ["ContactTable"]
@@ -53,7 +53,9 @@ class ContactTable:
         self.out_columns = int(out_columns)
         self.n_pairs = 0
         self.pair_i, self.pair_j, self.hist, self.out, self.status = self._empty(0)
-        self._spare = self._empty(0)
+        #: the index arrays the next build writes into (rows of history, outputs and status are
+        #: moved in place at a rebuild: one copy of them in memory)
+        self._spare = self._empty(0)[:2]
         self.i_start = np.zeros(n_spheres + 1, dtype=INDEX)
         self.j_start = np.zeros(n_spheres + 1, dtype=np.int64)
         self.j_pairs = np.zeros(0, dtype=INDEX)
@@ -77,8 +79,17 @@ class ContactTable:
                 np.zeros((capacity, self.hist_cols)), np.zeros((capacity, self.out_columns)),
                 np.zeros(capacity, dtype=np.int8))
 
+    def _grow(self, capacity: int) -> None:
+        """Larger arrays of history, outputs and status (``capacity`` rows), the valid rows copied."""
+        n = self.n_pairs
+        _, _, hist, out, status = self._empty(capacity)
+        hist[:n] = self.hist[:n]
+        out[:n] = self.out[:n]
+        status[:n] = self.status[:n]
+        self.hist, self.out, self.status = hist, out, status
+
     def set_out_columns(self, width: int) -> None:
-        """Widen ``out`` (and its spare) to ``width`` columns, keeping the columns it has; the new
+        """Widen ``out`` to ``width`` columns, keeping the columns it has; the new
         ones start at zero."""
         if width <= self.out_columns:
             return
@@ -86,8 +97,6 @@ class ContactTable:
         old = self.out
         self.out = np.zeros((old.shape[0], width))
         self.out[:, : old.shape[1]] = old
-        sp = self._spare
-        self._spare = (sp[0], sp[1], sp[2], np.zeros((sp[3].shape[0], width)), sp[4])
 
     def bonded_pairs(self) -> tuple[np.ndarray, np.ndarray]:
         """(i, j) of the pairs whose bond is intact (empty for a law without bonds)."""
@@ -114,7 +123,7 @@ class ContactTable:
         their minimum image (:mod:`contactlab.neighbors.periodic_list`).
         ``clump_of`` (N,): each body's clump (-1: none); two members of one clump are never a pair.
         """
-        sp_i, sp_j, sp_hist, sp_out, sp_status = self._spare
+        sp_i, sp_j = self._spare
         if cell is None:
             new_i, new_j, n_new, i_start = build_pairs(pos, radius, fixed, self.skin, wall_point, wall_normal, sp_i,
                                                        sp_j, walls=walls)
@@ -136,12 +145,15 @@ class ContactTable:
             keep_j = np.concatenate([keep_j, np.asarray(extra_pairs[1], dtype=np.int64)])
         if len(keep_i):
             new_i, new_j, n_new, i_start = self._merge(new_i, new_j, n_new, keep_i, keep_j)
-        if sp_hist.shape[0] < new_i.shape[0]:
-            _, _, sp_hist, sp_out, sp_status = self._empty(new_i.shape[0])
-        remap_pairs(n_new, new_i, new_j, self.i_start, self.pair_j, self.hist, sp_hist, self.out, sp_out,
-                    self.status, sp_status, n_blocks())
-        self._spare = (self.pair_i, self.pair_j, self.hist, self.out, self.status)
-        self.pair_i, self.pair_j, self.hist, self.out, self.status = new_i, new_j, sp_hist, sp_out, sp_status
+        if self.hist.shape[0] < n_new:
+            self._grow(max(new_i.shape[0], n_new))
+        # each pair's rows move to its new place within the same arrays (history_match)
+        src = np.empty(n_new, dtype=np.int32)
+        match_pairs(n_new, new_i, new_j, self.i_start, self.pair_j, src, n_blocks())
+        move_rows(n_new, src, self.hist, self.out, self.status)
+        del src
+        self._spare = (self.pair_i, self.pair_j)
+        self.pair_i, self.pair_j = new_i, new_j
         self.n_pairs, self.i_start = n_new, i_start
         self.j_start, self.j_pairs = transpose_pairs(self.n_spheres, n_new, new_j)
         self.ref_pos[...] = pos
