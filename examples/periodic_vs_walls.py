@@ -17,13 +17,14 @@ that the two compressions stay homogeneous.
 (b) **Same strain.**  From the same fill, the cell shrinks at a constant face velocity and the
     six walls move in at the same velocities, to the same final volume (the walled box's volume
     at ``pressure`` in (a)); both then rest and the mean stresses are
-    compared at that volume.  With the wall layer of (a) (an excess volume of about a quarter of a
-    radius per wall area, 5-15 % of the volume at these sizes, while the packing needs about 1 %
-    of volumetric strain from jamming to ``pressure``), the walled box is far more compressed at
-    the same volume: the two stresses differ by far more than 2 % at any size a test can run.
+    compared at that volume.  With the wall layer of (a) (an excess volume of 0.14-0.17 radius
+    per wall area, 2-10 % of the volume at these sizes, while the packing needs about 1 % of
+    volumetric strain from jamming to ``pressure``), the periodic packing is not even jammed at
+    the walled box's volume: the two stresses differ by far more than 2 % at any size that runs
+    (docs/periodic.md, "The periodic cell against walls").
 
 Run: ``python examples/periodic_vs_walls.py [--sizes 150 400 1000] [--pressure 1e3]`` (150 and 400
-spheres: about 2 minutes on one core once compiled; 1000 adds about 5).
+spheres: under a minute on one core once compiled; 1000 adds about 2 minutes, 2000 about 4).
 """
 from __future__ import annotations
 
