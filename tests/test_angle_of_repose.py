@@ -9,7 +9,9 @@ of a heap: rolling resistance makes a heap of spheres stand steeper (Zhou et al.
 from __future__ import annotations
 
 import math
+import re
 import runpy
+import sys
 from pathlib import Path
 
 import numpy as np
@@ -69,3 +71,15 @@ def test_rolling_resistance_makes_a_steeper_heap():
     # (NaN: fewer than three slices stand above the toe)
     assert kept[0.0] < kept[0.2], kept
     assert math.isfinite(angles[0.2]) and not angles[0.0] > angles[0.2] - 5.0, angles
+
+
+def test_python_block_of_the_page_runs(capsys, monkeypatch):
+    """docs/angle-of-repose.md's block (the conversion and the correlation, no simulation) runs as
+    written from the repository's root; it prints Zhou's lengths d/4 and d/2 times mu_r."""
+    monkeypatch.chdir(ROOT)
+    monkeypatch.setattr(sys, "path", list(sys.path))
+    blocks = re.findall(r"```python\n(.*?)```", (ROOT / "docs" / "angle-of-repose.md").read_text(), re.S)
+    assert len(blocks) == 1
+    exec(compile(blocks[0], "docs/angle-of-repose.md", "exec"), {})
+    first = capsys.readouterr().out.splitlines()[0]
+    assert first == str((0.2 * 0.01 / 4, 0.2 * 0.01 / 2))
