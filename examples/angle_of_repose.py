@@ -32,7 +32,7 @@ The test here (docs/angle-of-repose.md), scaled down to run in about a minute pe
 
 Run::
 
-    python examples/angle_of_repose.py                 # three heaps, ~3 min on one core
+    python examples/angle_of_repose.py                 # three heaps, ~2 min on one core
     python examples/angle_of_repose.py --plot repose.png
 
 It prints, for each friction pair, the measured angle, the correlation's and the time taken.
