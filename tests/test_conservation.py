@@ -11,6 +11,8 @@ import numpy as np
 import pytest
 
 import contactlab as cl
+from contactlab import observables
+from contactlab.engine import layout
 
 from conftest import random_packing
 
@@ -110,3 +112,32 @@ def test_boundary_work_enters_the_balance(glass):
     assert abs(after["balance_error"] - before["balance_error"]) < 0.01 * after["boundary_work"]
     assert sim.wall_forces()[piston][2] > 0  # the spheres push the piston up
     assert sim.wall_points[piston][2] == pytest.approx(0.0125 - 0.05 * sim.time, rel=1e-9)
+
+
+def test_energy_summed_in_blocks_equals_the_direct_sums(glass, monkeypatch):
+    """energy() sums bodies and pairs in blocks (observables.ENERGY_BLOCK, small temporaries at any
+    size).  Reference: the terms written out directly with NumPy over all rows (kinetic, rotational
+    and gravitational energy of the free spheres, the elastic energy of the active pairs), with
+    blocks of 7 bodies/pairs and two fixed spheres, under gravity, mid-collision."""
+    pos, rad = random_packing(60, 1e-3, 0.012, seed=4, spread=0.3)
+    rng = np.random.default_rng(5)
+    scene = cl.Scene(gravity=(0.3, -1.0, -9.81))
+    scene.add_spheres(pos, rad, glass, velocities=-30.0 * (pos - pos.mean(axis=0)),
+                      angular_velocities=rng.normal(scale=50.0, size=pos.shape))
+    scene.add_sphere(position=(0.05, 0, 0), radius=1e-3, material=glass, fixed=True)
+    scene.add_sphere(position=(0.06, 0, 0), radius=1e-3, material=glass, fixed=True)
+    sim = cl.Simulation(scene, cl.models.HertzMindlin(restitution=0.5, friction=0.5))
+    sim.run(steps=300)
+    assert sim.n_contacts() >= 3
+    monkeypatch.setattr(observables, "ENERGY_BLOCK", 7)
+    e = sim.energy()
+    m, s, t = sim.model, sim.state, sim.table
+    free = ~m.fixed
+    inertia = m.inertia[free, None]
+    n = t.n_pairs
+    want = dict(kinetic=0.5 * np.sum(m.mass[free] * np.sum(s.velocities[free] ** 2, axis=1)),
+                rotational=0.5 * np.sum(inertia * s.angular_velocities[free] ** 2),
+                gravitational=-np.sum(m.mass[free] * (s.positions[free] @ m.gravity)),
+                elastic=np.sum(t.out[:n, layout.OUT_ELASTIC][t.status[:n] == layout.ACTIVE]))
+    for key, value in want.items():
+        assert e[key] == pytest.approx(value, rel=1e-12, abs=1e-300), key

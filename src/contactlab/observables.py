@@ -199,17 +199,22 @@ def mesh_triangles(model, state, mesh: int | None = None) -> np.ndarray:
     return tri[m.mesh_first[mesh]: m.mesh_first[mesh + 1]]
 
 
-def spin_momenta(model, state) -> np.ndarray:
-    """(N, 3) angular momentum of each body about its centre, ``R I R^T omega`` (kg m^2/s)."""
+def spin_momenta(model, state, rows: slice = slice(None)) -> np.ndarray:
+    """(N, 3) angular momentum of each body about its centre, ``R I R^T omega`` (kg m^2/s); the
+    bodies ``rows`` only if given."""
     m, s = model, state
-    w = s.angular_velocities
-    out = m.inertia[:, None] * w
-    rigid = np.flatnonzero(m.shape_kind != 0)
+    w = s.angular_velocities[rows]
+    out = m.inertia[rows, None] * w
+    rigid = np.flatnonzero(m.shape_kind[rows] != 0)
     if len(rigid):
-        r = rotation_matrices(s.orientations[rigid])
-        wb = np.einsum("kji,kj->ki", r, w[rigid]) * m.principal_inertia[rigid]
+        r = rotation_matrices(s.orientations[rows][rigid])
+        wb = np.einsum("kji,kj->ki", r, w[rigid]) * m.principal_inertia[rows][rigid]
         out[rigid] = np.einsum("kij,kj->ki", r, wb)
     return out
+
+
+#: bodies (and pairs) per block of the energy sums
+ENERGY_BLOCK = 1 << 16
 
 
 def _free(model) -> np.ndarray:
@@ -230,21 +235,37 @@ def energy(model, state, table, law, local_damping: float = 0.0) -> dict[str, fl
     ``state.initial_energy`` (0 while that is not set)."""
     s, m = state, model
     free = _free(m)
-    v = s.velocities[free]
-    kinetic = 0.5 * float(np.dot(m.mass[free], np.einsum("ij,ij->i", v, v)))
-    rotational = 0.5 * float(np.einsum("ij,ij->i", s.angular_velocities[free], spin_momenta(m, s)[free]).sum())
-    x = s.positions
-    if s.cell is not None and s.images is not None:
-        # unwrapped: a body wrapped along gravity keeps its height (a chute along a periodic axis)
-        x = x + lattice_shift_np(s.images, s.cell)
-    grav = -float(np.dot(m.mass[free], x[free] @ m.gravity))
+    kinetic = rotational = grav = 0.0
+    # in blocks of bodies and of pairs: the temporaries stay small however large the scene (this
+    # runs at construction, where whole-array copies would set the peak memory); a scene of at
+    # most one block sums exactly as one pass over all its rows
+    for a in range(0, len(free), ENERGY_BLOCK):
+        b = slice(a, min(a + ENERGY_BLOCK, len(free)))
+        f = free[b]
+        every = bool(f.all())
+
+        def rows(arr):
+            return arr[b] if every else arr[b][f]
+
+        v = rows(s.velocities)
+        kinetic += 0.5 * float(np.dot(rows(m.mass), np.einsum("ij,ij->i", v, v)))
+        spin = spin_momenta(m, s, b)
+        rotational += 0.5 * float(np.einsum("ij,ij->i", rows(s.angular_velocities), spin if every else spin[f]).sum())
+        x = s.positions[b]
+        if s.cell is not None and s.images is not None:
+            # unwrapped: a body wrapped along gravity keeps its height (a chute along a periodic axis)
+            x = x + lattice_shift_np(s.images[b], s.cell)
+        grav -= float(np.dot(rows(m.mass), (x if every else x[f]) @ m.gravity))
     if m.n_clumps:
         vc = s.clump_velocities
         kinetic += 0.5 * float(np.dot(m.clump_mass, np.einsum("ij,ij->i", vc, vc)))
         rotational += 0.5 * float(np.einsum("ij,ij->i", s.clump_angular_velocities, clump_spin_momenta(m, s)).sum())
         grav -= float(np.dot(m.clump_mass, s.clump_positions @ m.gravity))
     t = table
-    elastic = float(t.out[t.active(), layout.OUT_ELASTIC].sum())
+    elastic = 0.0
+    for a in range(0, t.n_pairs, ENERGY_BLOCK):
+        b = slice(a, min(a + ENERGY_BLOCK, t.n_pairs))
+        elastic += float(np.compress(t.status[b] == layout.ACTIVE, t.out[b, layout.OUT_ELASTIC]).sum())
     damping = float(s.damping_work.sum())
     dissipated = float(s.dissipated.sum()) + damping
     boundary = float(s.boundary_work.sum())
