@@ -359,6 +359,29 @@ def test_vtk_files_hold_the_wrapped_positions(glass, tmp_path):
     np.testing.assert_allclose(points, sim.cell.wrapped_positions())
 
 
+def test_vtk_velocities_of_a_body_wrapped_across_the_sheared_face_jump_with_the_shear(glass, tmp_path):
+    # reference: Lees-Edwards images (closed form) - the image of a body one cell length L_z below
+    # moves slower along x by d delta / dt = rate L_z, and the VTK file shows that image of a
+    # body standing out of the top face (no rebuild has wrapped it yet)
+    rate, side = 50.0, 0.01
+    scene = cl.Scene(gravity=(0, 0, 0))
+    scene.set_periodic((0, 0, 0), (side,) * 3)
+    scene.add_sphere(position=(0.005, 0.005, 0.00999), radius=1e-3, material=glass, velocity=(0.0, 0.0, 0.5))
+    scene.add_sphere(position=(0.005, 0.005, 0.005), radius=1e-3, material=glass)
+    sim = cl.Simulation(scene, model=MODEL, dt=1e-6, threads=1, skin=5e-4)
+    sim.cell.shear(rate, "xz", affine=False)
+    builds = sim.table.builds
+    sim.add_reporter(cl.io.VTKReporter(tmp_path, every=40))
+    sim.run(steps=40)                          # 20 um up: across the top face, within the skin
+    sim.close()
+    assert sim.table.builds == builds and sim.positions[0, 2] > side
+    data = read_vtp(sorted(tmp_path.glob("particles_*.vtp"))[-1])[1]
+    velocity = data[("PointData", "velocity")]
+    np.testing.assert_allclose(velocity[0], sim.velocities[0] - (rate * side, 0.0, 0.0), rtol=0, atol=1e-12)
+    np.testing.assert_array_equal(velocity[1], sim.velocities[1])
+    assert 0.0 <= data[("Points", "Points")][0, 2] < side
+
+
 def test_what_a_periodic_scene_refuses(glass):
     scene = cl.Scene(gravity=(0, 0, 0))
     with pytest.raises(cl.InputError, match="axes must be"):

@@ -159,10 +159,14 @@ def cell_length(cell: np.ndarray) -> float:
     return float(cell[CELL_LENGTH: CELL_LENGTH + 3][cell[CELL_PERIODIC: CELL_PERIODIC + 3] != 0.0].min())
 
 
-def wrap_np(positions: np.ndarray, cell: np.ndarray) -> np.ndarray:
-    """The positions (K, 3) brought into the cell (a copy; velocities and counters untouched):
-    what the VTK files show."""
+def wrap_np(positions: np.ndarray, cell: np.ndarray, velocities: np.ndarray | None = None):
+    """The positions (K, 3) brought into the cell (a copy; the state and its counters untouched):
+    what the VTK files show.  With ``velocities`` (K, 3), returns ``(positions, velocities)``, the
+    velocities those of the wrapped images (a copy): a body brought across the gradient axis's
+    face of a sheared cell takes the image's flow velocity, shifted by the shear velocity
+    ``d delta / dt`` per cell length crossed (Lees-Edwards), as the engine's wraps do."""
     x = np.array(positions, dtype=np.float64).reshape(-1, 3)
+    v = None if velocities is None else np.array(velocities, dtype=np.float64).reshape(-1, 3)
     g = int(cell[CELL_GRADIENT])
     for a in _order(cell):
         lo, length = cell[CELL_LOWER + a], cell[CELL_LENGTH + a]
@@ -170,6 +174,8 @@ def wrap_np(positions: np.ndarray, cell: np.ndarray) -> np.ndarray:
         x[:, a] -= n * length
         if a == g:
             x[:, int(cell[CELL_FLOW])] -= n * cell[CELL_SHEAR]
+            if v is not None:
+                v[:, int(cell[CELL_FLOW])] -= n * cell[CELL_SHEAR_RATE]
         # rounding can leave x == lo + L: fold it onto lo
         x[:, a] = np.where(x[:, a] >= lo + length, x[:, a] - length, x[:, a])
-    return x
+    return x if v is None else (x, v)

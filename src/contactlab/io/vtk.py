@@ -247,12 +247,14 @@ class VTKReporter(Reporter):
     def _write_particles(self, sim, k):
         s, m = sim.state, sim.model
         name = f"particles_{k:06d}.vtp"
-        # a periodic scene: the positions wrapped into the cell (between two rebuilds a body may stand out)
-        positions = s.positions if s.cell is None else wrap_np(s.positions, s.cell)
+        # a periodic scene: the positions wrapped into the cell (between two rebuilds a body may stand
+        # out), with the velocities of the images shown (a sheared cell's velocity jump)
+        positions, velocities = (s.positions, s.velocities) if s.cell is None else wrap_np(s.positions, s.cell,
+                                                                                            s.velocities)
         write_polydata(self.directory / name, positions, verts=True, point_data={
             "id": s.ids if s.ids is not None else np.arange(m.n_spheres, dtype=np.int64),
             "radius": m.radius,
-            "velocity": s.velocities,
+            "velocity": velocities,
             "angular_velocity": s.angular_velocities,
             "force": s.forces,
             "torque": s.torques,
