@@ -11,8 +11,9 @@ spheres rest on a plate in a box between a front and a back wall, the plate's en
 the spheres run off both ends and what stays on the plate is a wedge whose slopes are read by a
 straight line through the highest spheres.  Their rolling resistance is a torque
 ``mu_r |F_n|`` against the relative rolling (mu_r a length).  contactlab's Hertz-Mindlin rolling
-spring slides at ``mu_r R* |F_n|`` with a dimensionless mu_r and the effective radius R*: R/2
-between two equal spheres, R against a wall.  So one contactlab coefficient is two of Zhou's
+resistance (the default elastic-plastic spring, or ``rolling_model="constant_torque"``, Zhou's
+model) has the torque limit ``mu_r R* |F_n|`` with a dimensionless mu_r and the effective radius
+R*: R/2 between two equal spheres, R against a wall.  So one contactlab coefficient is two of Zhou's
 lengths: ``mu_r d/4`` between spheres and ``mu_r d/2`` against the walls
 (:func:`rolling_lengths`).
 
@@ -35,7 +36,13 @@ Run::
     python examples/angle_of_repose.py                 # three heaps, ~2 min on one core
     python examples/angle_of_repose.py --plot repose.png
 
-It prints, for each friction pair, the measured angle, the correlation's and the time taken.
+    python examples/angle_of_repose.py --rolling-model constant_torque --rolling 0.2 0.05
+
+It prints, for each friction pair, the measured angle, the correlation's, the spheres left, the
+simulated time, the kinetic energy at the end (above 1e-5 J: stopped at the 6 s limit, not at
+rest) and the time taken.  ``--rolling-model constant_torque`` replaces the elastic-plastic
+rolling spring by Zhou et al.'s constant torque (the same limit ``mu_r R* F_n``, nothing at rest;
+``HertzMindlin(rolling_model=...)``), everything else unchanged.
 """
 from __future__ import annotations
 
@@ -189,12 +196,13 @@ def main(points=POINTS, plot_path: str | None = None, **sizes) -> list[dict]:
     results = []
     print(f"rolling model: {sizes.get('rolling_model', 'spring')}")
     print(f"{'mu':>5} {'mu_r':>5} {'mu_r,pp mm':>10} {'mu_r,pw mm':>10} {'measured':>9} {'Zhou 2002':>9} "
-          f"{'spheres':>8} {'t (s)':>6} {'wall (s)':>8}")
+          f"{'spheres':>8} {'t (s)':>6} {'E_kin (J)':>9} {'wall (s)':>8}")
     for friction, rolling in points:
         r = run_point(friction, rolling, **sizes)
         pp, pw = rolling_lengths(rolling, DIAMETER)
         print(f"{friction:5.2f} {rolling:5.2f} {1e3 * pp:10.3f} {1e3 * pw:10.3f} {r['angle']:9.1f} "
-              f"{r['published']:9.1f} {r['spheres']:4d}/{r['initial']:<4d} {r['time']:6.2f} {r['wall']:8.1f}",
+              f"{r['published']:9.1f} {r['spheres']:4d}/{r['initial']:<4d} {r['time']:6.2f} {r['kinetic']:9.1e} "
+              f"{r['wall']:8.1f}",
               flush=True)
         results.append(r)
     if plot_path:
