@@ -125,7 +125,7 @@ class HertzMindlin(ContactModel):
     rolling_friction : float
         Rolling friction coefficient mu_r >= 0 (dimensionless; torque limit ``mu_r R* F_n``),
         default 0 (no rolling resistance).
-    rolling_model : {"spring", "constant_torque"}
+    rolling_model : {"spring", "constant_torque"}, keyword only
         ``"spring"`` (default): elastic-plastic rolling spring sliding at ``mu_r R* F_n``;
         ``"constant_torque"``: the torque ``mu_r R* F_n`` against the relative rolling, none at
         rest (Zhou et al.'s rolling friction, a length ``mu_r R*``).  Same kernels either way.
@@ -155,7 +155,7 @@ class HertzMindlin(ContactModel):
     # the limit is taken at the largest allowed overlap; typical overlaps are far smaller and softer
     default_dt_fraction = 0.35
 
-    def __init__(self, restitution, friction, rolling_friction=0.0, rolling_model="spring", **unknown):
+    def __init__(self, restitution, friction, rolling_friction=0.0, *, rolling_model="spring", **unknown):
         if not isinstance(rolling_model, str) or rolling_model not in ROLLING_MODELS:
             raise InputError(f"HertzMindlin: rolling_model must be one of {', '.join(map(repr, ROLLING_MODELS))}, "
                              f"got {rolling_model!r}{did_you_mean(rolling_model, ROLLING_MODELS)}")
