@@ -11,8 +11,9 @@ spheres rest on a plate in a box between a front and a back wall, the plate's en
 the spheres run off both ends and what stays on the plate is a wedge whose slopes are read by a
 straight line through the highest spheres.  Their rolling resistance is a torque
 ``mu_r |F_n|`` against the relative rolling (mu_r a length).  contactlab's Hertz-Mindlin rolling
-spring slides at ``mu_r R* |F_n|`` with a dimensionless mu_r and the effective radius R*: R/2
-between two equal spheres, R against a wall.  So one contactlab coefficient is two of Zhou's
+resistance (the default elastic-plastic spring, or ``rolling_model="constant_torque"``, Zhou's
+model) has the torque limit ``mu_r R* |F_n|`` with a dimensionless mu_r and the effective radius
+R*: R/2 between two equal spheres, R against a wall.  So one contactlab coefficient is two of Zhou's
 lengths: ``mu_r d/4`` between spheres and ``mu_r d/2`` against the walls
 (:func:`rolling_lengths`).
 
@@ -35,7 +36,13 @@ Run::
     python examples/angle_of_repose.py                 # three heaps, ~2 min on one core
     python examples/angle_of_repose.py --plot repose.png
 
-It prints, for each friction pair, the measured angle, the correlation's and the time taken.
+    python examples/angle_of_repose.py --rolling-model constant_torque --rolling 0.2 0.05
+
+It prints, for each friction pair, the measured angle, the correlation's, the spheres left, the
+simulated time, the kinetic energy at the end (above 1e-5 J: stopped at the 6 s limit, not at
+rest) and the time taken.  ``--rolling-model constant_torque`` replaces the elastic-plastic
+rolling spring by Zhou et al.'s constant torque (the same limit ``mu_r R* F_n``, nothing at rest;
+``HertzMindlin(rolling_model=...)``), everything else unchanged.
 """
 from __future__ import annotations
 
@@ -84,8 +91,10 @@ def published_angle(friction: float, rolling_friction: float, diameter: float = 
 
 
 def build(friction: float, rolling_friction: float, *, plate: float = 15.0, thickness: float = 10.0,
-          height: float = 22.0, seed: int = 1, young: float = YOUNG):
+          height: float = 22.0, seed: int = 1, young: float = YOUNG, rolling_model: str = "spring"):
     """The settled-to-be column on half of the plate (sizes in diameters); returns the simulation.
+    ``rolling_model``: Hertz-Mindlin's ``"spring"`` (elastic-plastic) or ``"constant_torque"``
+    (Zhou et al.'s) rolling resistance, the same torque limit ``mu_r R* F_n``.
 
     Walls: 0 the plate (z = 0), 1 and 2 the back and front walls, 3 the frictionless plane of
     symmetry (x = 0), 4 the gate at the end of the plate (material ``"gate"``)."""
@@ -103,7 +112,7 @@ def build(friction: float, rolling_friction: float, *, plate: float = 15.0, thic
     scene.add_wall(point=(0, 0, 0), normal=(1, 0, 0), material=mirror)
     scene.add_wall(point=(length, 0, 0), normal=(-1, 0, 0), material=gate)
     model = cl.models.HertzMindlin(restitution=RESTITUTION, friction=friction, rolling_friction=rolling_friction,
-                                   per_material={"mirror": {"friction": 0.0}})
+                                   rolling_model=rolling_model, per_material={"mirror": {"friction": 0.0}})
     sim = cl.Simulation(scene, model, threads=1)
     sim.plate_length = length
     return sim
@@ -185,13 +194,15 @@ def plot(results, path: str) -> None:
 def main(points=POINTS, plot_path: str | None = None, **sizes) -> list[dict]:
     """Run the heaps, print measured against published angles; returns the results."""
     results = []
+    print(f"rolling model: {sizes.get('rolling_model', 'spring')}")
     print(f"{'mu':>5} {'mu_r':>5} {'mu_r,pp mm':>10} {'mu_r,pw mm':>10} {'measured':>9} {'Zhou 2002':>9} "
-          f"{'spheres':>8} {'t (s)':>6} {'wall (s)':>8}")
+          f"{'spheres':>8} {'t (s)':>6} {'E_kin (J)':>9} {'wall (s)':>8}")
     for friction, rolling in points:
         r = run_point(friction, rolling, **sizes)
         pp, pw = rolling_lengths(rolling, DIAMETER)
         print(f"{friction:5.2f} {rolling:5.2f} {1e3 * pp:10.3f} {1e3 * pw:10.3f} {r['angle']:9.1f} "
-              f"{r['published']:9.1f} {r['spheres']:4d}/{r['initial']:<4d} {r['time']:6.2f} {r['wall']:8.1f}",
+              f"{r['published']:9.1f} {r['spheres']:4d}/{r['initial']:<4d} {r['time']:6.2f} {r['kinetic']:9.1e} "
+              f"{r['wall']:8.1f}",
               flush=True)
         results.append(r)
     if plot_path:
@@ -205,5 +216,10 @@ if __name__ == "__main__":
     ap.add_argument("--plot", help="draw the surface profiles (PNG)")
     ap.add_argument("--thickness", type=float, default=10.0, help="distance of the front and back walls, diameters")
     ap.add_argument("--plate", type=float, default=15.0, help="half-length of the plate, diameters")
+    ap.add_argument("--rolling-model", choices=("spring", "constant_torque"), default="spring",
+                    help="Hertz-Mindlin's rolling resistance: elastic-plastic spring (default) or Zhou's constant torque")
+    ap.add_argument("--rolling", type=float, nargs="*",
+                    help="rolling friction coefficients to run (default: 0.2 0.05 0), sliding friction 0.4")
     a = ap.parse_args()
-    main(plot_path=a.plot, thickness=a.thickness, plate=a.plate)
+    points = POINTS if a.rolling is None else tuple((0.4, r) for r in a.rolling)
+    main(points, plot_path=a.plot, thickness=a.thickness, plate=a.plate, rolling_model=a.rolling_model)

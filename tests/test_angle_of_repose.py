@@ -31,14 +31,15 @@ def test_correlation_as_evaluated_by_lethe():
     assert EX["zhou_correlation"](0.2, 0.2, 1e-3, 1e-3, 0.01) == pytest.approx(19.7, abs=0.05)
 
 
+@pytest.mark.parametrize("rolling_model", ["spring", "constant_torque"])
 @pytest.mark.parametrize("against_wall", [False, True])
-def test_rolling_torque_limit_is_the_zhou_length_times_the_normal_force(against_wall):
-    """A contact rolled far past its elastic range transmits the sliding torque mu_r R* F_n; with
-    R* of two equal spheres (d/4) or of a sphere on a wall (d/2) that is the rolling length of
-    ``rolling_lengths`` times the normal force (the NumPy twin of the law, a different code path
-    from the example's arithmetic)."""
+def test_rolling_torque_limit_is_the_zhou_length_times_the_normal_force(against_wall, rolling_model):
+    """A contact rolled far past its elastic range (the spring) or rolling at all (the constant
+    torque) transmits the torque mu_r R* F_n; with R* of two equal spheres (d/4) or of a sphere on
+    a wall (d/2) that is the rolling length of ``rolling_lengths`` times the normal force (the
+    NumPy twin of the law, a different code path from the example's arithmetic)."""
     d, mu_r = 0.01, 0.2
-    model = cl.models.HertzMindlin(restitution=0.5, friction=0.4, rolling_friction=mu_r)
+    model = cl.models.HertzMindlin(restitution=0.5, friction=0.4, rolling_friction=mu_r, rolling_model=rolling_model)
     glass = cl.Material(density=2500.0, young=1e7, poisson=0.3)
     params = model.pair_table((glass,))[0, 0]
     radius = d / 2 if against_wall else d / 4

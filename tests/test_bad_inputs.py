@@ -145,7 +145,7 @@ API = [
     # --- contact models
     Case("HertzMindlin misspelt parameter", lambda e: cl.models.HertzMindlin(restitution=0.5, frictoin=0.5), P,
          r"HertzMindlin: unknown parameter 'frictoin' \(did you mean 'friction'\?\); allowed: restitution, friction, "
-         r"rolling_friction; missing required parameter friction"),
+         r"rolling_friction, rolling_model; missing required parameter friction"),
     Case("HertzMindlin restitution out of range", lambda e: cl.models.HertzMindlin(restitution=1.5, friction=0.5), P,
          r"HertzMindlin: restitution must satisfy 0 < restitution <= 1, got 1\.5"),
     Case("HertzMindlin restitution as text", lambda e: cl.models.HertzMindlin(restitution="0.5", friction=0.5), P,

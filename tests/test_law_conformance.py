@@ -31,6 +31,15 @@ RADIUS = 1e-3
 _COLUMNS = GEOMETRY_FIELDS[:-1]
 
 CASES = [pytest.param(model, id=name) for cls in MODELS.values() for name, model in cls.examples().items()]
+#: switches and parts the examples leave out: Hertz-Mindlin's two rolling models (a pair-table
+#: column, the same compiled kernels as its example) and the constant-torque rolling part
+CASES += [pytest.param(cl.models.HertzMindlin(restitution=0.5, friction=0.5, rolling_friction=0.1),
+                       id="hertz_mindlin_rolling_spring"),
+          pytest.param(cl.models.HertzMindlin(restitution=0.5, friction=0.5, rolling_friction=0.1,
+                                              rolling_model="constant_torque"), id="hertz_mindlin_constant_torque"),
+          pytest.param(cl.models.Contact(normal=cl.parts.hooke(stiffness=2e3),
+                                         rolling=cl.parts.constant_torque_rolling(friction=0.1)),
+                       id="contact_constant_torque_rolling")]
 
 
 def test_every_registered_law_declares_itself():

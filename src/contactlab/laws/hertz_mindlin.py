@@ -15,8 +15,16 @@ that the spring's energy ``S_t |xi|^2 / 2`` changes only by work done on it (the
 displacement-history Mindlin spring gains energy while the overlap grows under a stuck tangential
 load and loses it on unloading; with the rescaling the contact is energy-consistent).
 
-Rolling resistance (when ``rolling_friction`` > 0): elastic-plastic spring on the relative rotation
-(Iwashita and Oda's stiffness ``k_r = S_t R*^2``), sliding at the torque ``mu_r R* F_n``.
+Rolling resistance (when ``rolling_friction`` > 0), one of two models chosen by ``rolling_model``:
+
+* ``"spring"`` (default): elastic-plastic spring on the relative rotation (Iwashita and Oda's
+  stiffness ``k_r = S_t R*^2``), sliding at the torque ``mu_r R* F_n``; it holds any moment below
+  that limit at rest;
+* ``"constant_torque"``: a torque ``mu_r R* F_n`` against the relative rolling rate and nothing
+  at rest (Zhou et al. 1999; Ai et al. 2011, type A; :func:`~contactlab.laws.springs.constant_torque_rolling`).
+
+The choice is a column of the pair table, read at run time: both models run in the same compiled
+kernels, and a comparison of the two changes nothing else in the contact.
 
 Mixing: ``1/E* = (1 - nu_a^2)/E_a + (1 - nu_b^2)/E_b``,
 ``1/G* = 2 (2 - nu_a)(1 + nu_a)/E_a + 2 (2 - nu_b)(1 + nu_b)/E_b``, ``R*`` and ``m*`` from the
@@ -28,12 +36,15 @@ import math
 
 import numpy as np
 
+from .._arguments import did_you_mean
 from .._jit import jit
+from ..errors import InputError
 from ..vec import dot
 from .base import ContactModel, HistoryField, PairCase, Parameter, geometry_arrays, history_size, verlet_limit
 from .impact_reference import hertz_moduli, ode_impact, sphere_mass
 from .restitution import hertz_damping_coefficient
-from .springs import friction_senses, friction_senses_reference
+from .springs import (constant_torque_rolling, constant_torque_rolling_reference, friction_senses,
+                      friction_senses_reference)
 
 __all__ = ["HertzMindlin", "law", "reference_law", "effective_moduli"]
 
@@ -49,7 +60,9 @@ HISTORY_FIELDS = (
 HISTORY_SIZE = history_size(HISTORY_FIELDS)
 
 # pair-table columns
-E_STAR, G_STAR, MU, MU_ROLL, DAMPING, ROOT_T_OVER_N = range(6)
+E_STAR, G_STAR, MU, MU_ROLL, DAMPING, ROOT_T_OVER_N, ROLLING_MODEL = range(7)
+#: the rolling models, by the value of the pair table's ``rolling_model`` column
+ROLLING_MODELS = {"spring": 0.0, "constant_torque": 1.0}
 
 
 @jit
@@ -80,8 +93,13 @@ def law(g, p, h, dt):
     diss = (f_n - f_el) * rate * dt
     # tangential and rolling
     s_t = 8.0 * g_star * root
+    spring = p[ROLLING_MODEL] == 0.0
     f_t, couple, xi_t, xi_r, e_t, d_t = friction_senses(g, (h[0], h[1], h[2]), (h[3], h[4], h[5]), dt, f_n, s_t,
-                                                        h[6], c * root_ms_n * p[ROOT_T_OVER_N], p[MU], p[MU_ROLL])
+                                                        h[6], c * root_ms_n * p[ROOT_T_OVER_N], p[MU],
+                                                        p[MU_ROLL] if spring else 0.0)
+    if not spring:
+        couple, d_r = constant_torque_rolling(n, g.rel_angular_velocity, dt, p[MU_ROLL] * g.radius * f_n)
+        d_t += d_r
     force = (f_t[0] - f_n * n[0], f_t[1] - f_n * n[1], f_t[2] - f_n * n[2])
     h_new = (xi_t[0], xi_t[1], xi_t[2], xi_r[0], xi_r[1], xi_r[2], s_t)
     return force, couple, energy + e_t, diss + d_t, True, h_new
@@ -107,6 +125,10 @@ class HertzMindlin(ContactModel):
     rolling_friction : float
         Rolling friction coefficient mu_r >= 0 (dimensionless; torque limit ``mu_r R* F_n``),
         default 0 (no rolling resistance).
+    rolling_model : {"spring", "constant_torque"}, keyword only
+        ``"spring"`` (default): elastic-plastic rolling spring sliding at ``mu_r R* F_n``;
+        ``"constant_torque"``: the torque ``mu_r R* F_n`` against the relative rolling, none at
+        rest (Zhou et al.'s rolling friction, a length ``mu_r R*``).  Same kernels either way.
     per_material : dict, optional
         ``{material or name: {"friction": value}}``: a material's own friction coefficient; a pair
         of materials slides at the smaller of the two (YADE's rule), e.g. frictionless platens.
@@ -125,16 +147,31 @@ class HertzMindlin(ContactModel):
         Parameter("rolling_friction", "-", "rolling friction coefficient", 0.0, 0.0),
     )
     history_fields = HISTORY_FIELDS
-    pair_fields = ("e_star", "g_star", "friction", "rolling_friction", "damping", "root_st_over_sn")
+    pair_fields = ("e_star", "g_star", "friction", "rolling_friction", "damping", "root_st_over_sn", "rolling_model")
+    construction_keys = ("rolling_model",)
     #: ``per_material={"platen": {"friction": 0.0}}``: the smaller of two materials' values, as YADE
     #: mixes friction (frictionless platens in a triaxial cell)
     mixing = {"friction": "min"}
     # the limit is taken at the largest allowed overlap; typical overlaps are far smaller and softer
     default_dt_fraction = 0.35
 
-    def __init__(self, restitution, friction, rolling_friction=0.0, **unknown):
+    def __init__(self, restitution, friction, rolling_friction=0.0, *, rolling_model="spring", **unknown):
+        if not isinstance(rolling_model, str) or rolling_model not in ROLLING_MODELS:
+            raise InputError(f"HertzMindlin: rolling_model must be one of {', '.join(map(repr, ROLLING_MODELS))}, "
+                             f"got {rolling_model!r}{did_you_mean(rolling_model, ROLLING_MODELS)}")
         super().__init__(restitution=restitution, friction=friction, rolling_friction=rolling_friction, **unknown)
+        self.rolling_model = rolling_model
         self._damping = hertz_damping_coefficient(self.restitution)
+
+    def __repr__(self) -> str:
+        text = super().__repr__()
+        return text if self.rolling_model == "spring" else f"{text[:-1]}, rolling_model={self.rolling_model!r})"
+
+    def to_dict(self) -> dict:
+        out = super().to_dict()
+        if self.rolling_model != "spring":
+            out["rolling_model"] = self.rolling_model
+        return out
 
     @classmethod
     def examples(cls) -> dict:
@@ -154,7 +191,7 @@ class HertzMindlin(ContactModel):
                 e_star, g_star = effective_moduli(materials[a], materials[b])
                 table[a, b] = (e_star, g_star, self.pair_value("friction", materials[a], materials[b]),
                                self.rolling_friction, self._damping,
-                               math.sqrt(4.0 * g_star / e_star))
+                               math.sqrt(4.0 * g_star / e_star), ROLLING_MODELS[self.rolling_model])
         return table
 
     def stability_limit(self, case: PairCase) -> float:
@@ -166,7 +203,7 @@ class HertzMindlin(ContactModel):
         c = self._damping
         dt = verlet_limit(math.sqrt(s_n / m), 0.5 * c)
         dt = min(dt, verlet_limit(math.sqrt(s_t / mt), 0.5 * c * math.sqrt(m / mt)))
-        if self.rolling_friction > 0.0:
+        if self.rolling_friction > 0.0 and self.rolling_model == "spring":
             dt = min(dt, verlet_limit(math.sqrt(s_t * case.radius**2 / case.rotational_inertia), 0.0))
         return dt
 
@@ -220,6 +257,10 @@ def reference_law(geometry: dict, params, hist, dt):
     diss = (f_n - f_el) * rate * dt
     s_t = 8 * g_star * np.sqrt(g["radius"] * delta)
     s_t_old, hist[6] = hist[6], s_t
+    spring = float(params[ROLLING_MODEL]) == ROLLING_MODELS["spring"]
     f_t, couple, e_t, d_t = friction_senses_reference(g, hist, dt, f_n, s_t, s_t_old, c * np.sqrt(g["mass"] * s_t),
-                                                      mu, mu_r)
+                                                      mu, mu_r if spring else 0.0)
+    if not spring:
+        couple, d_r = constant_torque_rolling_reference(n, g["rel_angular_velocity"], dt, mu_r * g["radius"] * f_n)
+        d_t += d_r
     return f_t - f_n * n, couple, stored + e_t, diss + d_t, True, hist

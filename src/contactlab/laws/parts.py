@@ -6,17 +6,18 @@ so a user's normal law mixes with the built-in friction (and the other way round
     model = cl.models.Contact(normal=my_normal_law(...), damping=cl.parts.viscous_damping(coefficient=0.1),
                               tangential=cl.parts.coulomb_friction(stiffness=2e3, friction=0.5))
 
-=========================  ===========  ============================================================
-law                        slot         force (N) / couple (N m)
-=========================  ===========  ============================================================
-``hooke``                  normal       ``k delta``
-``hertz``                  normal       ``4/3 E* sqrt(R*) delta^(3/2)`` (E* from the two materials)
-``viscous_damping``        damping      ``c d'``
-``hunt_crossley_damping``  damping      ``3/2 alpha F_el d'`` (Hunt and Crossley 1975)
-``coulomb_friction``       tangential   spring-slider ``k_t xi + gamma xi'``, ``|F_t| <= mu F_n``
-``rolling_resistance``     rolling      spring-slider on the rolling rotation, ``|M_r| <= mu_r R* F_n``
-``twisting_resistance``    twisting     spring-slider on the twist, ``|M_t| <= mu_t R* F_n``
-=========================  ===========  ============================================================
+===========================  ===========  ============================================================
+law                          slot         force (N) / couple (N m)
+===========================  ===========  ============================================================
+``hooke``                    normal       ``k delta``
+``hertz``                    normal       ``4/3 E* sqrt(R*) delta^(3/2)`` (E* from the two materials)
+``viscous_damping``          damping      ``c d'``
+``hunt_crossley_damping``    damping      ``3/2 alpha F_el d'`` (Hunt and Crossley 1975)
+``coulomb_friction``         tangential   spring-slider ``k_t xi + gamma xi'``, ``|F_t| <= mu F_n``
+``rolling_resistance``       rolling      spring-slider on the rolling rotation, ``|M_r| <= mu_r R* F_n``
+``constant_torque_rolling``  rolling      ``mu_r R* F_n`` against the relative rolling (no spring)
+``twisting_resistance``      twisting     spring-slider on the twist, ``|M_t| <= mu_t R* F_n``
+===========================  ===========  ============================================================
 
 ``d'`` is the overlap rate (positive while approaching), ``F_n`` the normal force (elastic plus
 damping; friction limits use ``max(F_n, 0)``).  Damping never makes a repulsive elastic force
@@ -35,10 +36,10 @@ from ..materials import Material
 from ..vec import dot, tangential_part
 from .base import HistoryField, Parameter
 from .define import contact_law
-from .springs import spring_slider
+from .springs import constant_torque_rolling as _constant_torque, spring_slider
 
 __all__ = ["hooke", "hertz", "viscous_damping", "hunt_crossley_damping", "coulomb_friction", "rolling_resistance",
-           "twisting_resistance"]
+           "constant_torque_rolling", "twisting_resistance"]
 
 
 @contact_law("normal", trusted=True, parameters=[
@@ -114,6 +115,25 @@ def rolling_resistance(g, p, h, dt, normal_force):
                                            tangential_part(g.rel_angular_velocity, n), dt, p.stiffness, p.stiffness,
                                            0.0, p.friction * g.radius * max(normal_force, 0.0))
     return m, stored, diss, (theta,)
+
+
+@contact_law("rolling", trusted=True, properties={"rolling_resistance": True}, parameters=[
+    Parameter("friction", "-", "rolling friction coefficient mu_r (torque mu_r R* F_n)", None, 0.0)])
+def constant_torque_rolling(g, p, h, dt, normal_force):
+    """Constant-torque rolling resistance: ``M_r = mu_r R* F_n w / |w|`` on ``i`` (Zhou et al. 1999,
+    Physica A 269: 536; Ai, Chen, Rotter and Ooi 2011, Powder Technol. 206: 269, their type A).
+
+    ``w`` is the tangential part of ``omega_j - omega_i`` (the record's ``rel_angular_velocity``):
+    the torque opposes the rolling of ``i`` relative to ``j``.  Zhou et al.'s coefficient is a
+    length ``mu_r,Zhou`` (torque ``mu_r,Zhou F_n``); here, as for :func:`rolling_resistance`, it is
+    dimensionless and the length is ``mu_r R*``: ``mu_r d/4`` between equal spheres of diameter
+    ``d``, ``mu_r d/2`` against a wall.  No spring and no history: the model has no static torque
+    (the point of comparing it with :func:`rolling_resistance`, which holds any moment below its
+    limit without rolling); below ``|w| = 1e-9`` rad/s (``springs.ROLLING_REST_RATE``, a guard
+    against the direction of round-off) it exerts nothing.  Dissipation ``mu_r R* F_n |w| dt``.
+    """
+    m, diss = _constant_torque(g.normal, g.rel_angular_velocity, dt, p.friction * g.radius * max(normal_force, 0.0))
+    return m, 0.0, diss, ()
 
 
 @contact_law("twisting", trusted=True, parameters=[

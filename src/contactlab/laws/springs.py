@@ -59,7 +59,12 @@ from .._jit import jit
 from ..vec import axpy, cross, dot, scale, tangential_part
 
 __all__ = ["spring_slider", "friction_senses", "spring_slider_reference", "friction_senses_reference", "follow_frame",
-           "coulomb_slider", "follow_frame_reference", "coulomb_slider_reference"]
+           "coulomb_slider", "follow_frame_reference", "coulomb_slider_reference", "constant_torque_rolling",
+           "constant_torque_rolling_reference", "ROLLING_REST_RATE"]
+
+#: rad/s: below this relative rolling rate the constant-torque rolling resistance exerts nothing
+#: (:func:`constant_torque_rolling`); a sphere turning at it makes one turn in 200 years
+ROLLING_REST_RATE = 1e-9
 
 
 @jit
@@ -279,3 +284,41 @@ def follow_frame_reference(xi, normal, twist):
     t = xi - (xi @ n) * n
     new = np.linalg.norm(t)
     return t * (old / new) if new > 0 else 0.0 * t
+
+
+# ---------------------------------------------------------------------------------------------
+# Constant-torque rolling resistance (Zhou et al. 1999; Ai et al. 2011, type A): no spring, no
+# history; a torque of fixed size against the relative rolling.
+
+
+@jit
+def constant_torque_rolling(normal, rel_angular_velocity, dt, limit):
+    """Rolling resistance of constant size ``limit`` (N m) against the relative rolling.
+
+    ``w``, the tangential part of ``rel_angular_velocity`` (``omega_j - omega_i``, rad/s) for the
+    unit ``normal``, is the relative rolling rate.  The couple on ``i`` is ``limit w / |w|``: it
+    turns ``i`` along with ``j``, i.e. it is ``-limit`` times the unit rolling velocity of ``i``
+    relative to ``j``.  The model has no static torque: while ``|w| <= ROLLING_REST_RATE`` (1e-9
+    rad/s, a threshold against the direction of round-off, not a physical scale) it exerts
+    nothing, and a contact at rest under a moment below the limit rolls (in an explicit scheme the
+    torque then flips with the sign of ``w`` from step to step: the chatter Ai et al. report).
+
+    Returns ``(couple on i, dissipation)``: the couple (N m, 3-tuple) and its work over the step,
+    ``limit |w| dt`` (J; nothing is stored).
+    """
+    w = tangential_part(rel_angular_velocity, normal)
+    size = math.sqrt(dot(w, w))
+    if size <= ROLLING_REST_RATE or limit <= 0.0:
+        return (0.0, 0.0, 0.0), 0.0
+    return scale(limit / size, w), limit * size * dt
+
+
+def constant_torque_rolling_reference(normal, rel_angular_velocity, dt, limit):
+    """Plain NumPy twin of :func:`constant_torque_rolling`; returns ``(couple, dissipation)``."""
+    n = np.asarray(normal, dtype=float)
+    w = np.asarray(rel_angular_velocity, dtype=float)
+    w = w - (w @ n) * n
+    size = np.linalg.norm(w)
+    if size <= ROLLING_REST_RATE or limit <= 0:
+        return np.zeros(3), 0.0
+    return limit * w / size, limit * size * dt
