@@ -148,8 +148,9 @@ def worker(kind: str, n: int, threads: int, steps: int) -> dict:
     peak_run = peak_rss()
     # two neighbour-list rebuilds after the timed steps (not timed): a long run rebuilds, so its
     # peak RSS holds what a rebuild holds (new pair indices, the row matching, any second table)
-    for _ in range(2):
-        sim.stepper.rebuild()
+    with sim.stepper.threads_scope():
+        for _ in range(2):
+            sim.stepper.rebuild()
     n_real = len(inp["positions"])
     return dict(scene=kind, n=n_real, threads=threads, steps=steps, seconds=wall, setup_s=setup,
                 particle_steps_per_s=n_real * steps / wall, contacts=sim.n_contacts(), pairs=int(sim.table.n_pairs),

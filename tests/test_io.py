@@ -177,6 +177,19 @@ def test_scene_file_maps_one_to_one_to_the_api(glass, tmp_path):
     np.testing.assert_array_equal(a.positions, b.positions)
 
 
+def test_scene_file_model_takes_rolling_model_and_per_material(tmp_path):
+    # reference: the Python API - the scene file's [model] accepts HertzMindlin's keyword-only
+    # rolling_model and its per_material table, and builds the model the API builds
+    path = tmp_path / "scene.toml"
+    path.write_text(SCENE.replace('friction = 0.5', 'friction = 0.5\nrolling_friction = 0.1\n'
+                                  'rolling_model = "constant_torque"\nper_material = { glass = { friction = 0.3 } }', 1))
+    model = load_scene_file(path).build_simulation().contact_model
+    assert model.rolling_model == "constant_torque"
+    want = cl.models.HertzMindlin(restitution=0.5, friction=0.5, rolling_friction=0.1, rolling_model="constant_torque",
+                                  per_material={"glass": {"friction": 0.3}})
+    assert model.to_dict() == want.to_dict()
+
+
 @pytest.mark.parametrize("edit, message", [
     (("[[wall]]", "[[walls]]"), "unknown table 'walls' (did you mean 'wall'?)"),
     (("restitution = 0.5", "restitution = 0.5\nrestitutoin = 0.5"), "[model] unknown key 'restitutoin' (did you mean 'restitution'?)"),

@@ -382,6 +382,31 @@ def test_vtk_velocities_of_a_body_wrapped_across_the_sheared_face_jump_with_the_
     assert 0.0 <= data[("Points", "Points")][0, 2] < side
 
 
+@pytest.mark.parametrize("sheared", [False, True])
+def test_the_wrap_of_the_vtk_files_equals_the_engines_wrap(glass, sheared):
+    # reference: the engine's compiled wrap at a rebuild (engine.cell_motion.wrap) - the NumPy
+    # wrap the VTK files use gives the same positions and velocities for bodies standing out of
+    # the faces of a cell that deforms (strain rates on x and y) and, optionally, shears
+    scene = cl.Scene(gravity=(0, 0, 0))
+    scene.set_periodic((0, 0, 0), (0.01,) * 3)
+    for x, v in (((0.00998, 0.00002, 0.00002), (0.8, -0.8, -0.8)), ((0.005, 0.00998, 0.00998), (0.0, 0.8, 0.8)),
+                 ((0.00002, 0.005, 0.005), (-0.8, 0.0, 0.0))):
+        scene.add_sphere(position=x, radius=1e-3, material=glass, velocity=v)
+    sim = cl.Simulation(scene, model=MODEL, dt=1e-6, threads=1, skin=5e-4)
+    sim.cell.set_strain_rate((20.0, -20.0, 0.0))
+    if sheared:
+        sim.cell.shear(30.0, "xz", affine=False)
+    builds = sim.table.builds
+    sim.run(steps=50)                                # 40 um: out of the faces, within the skin
+    assert sim.table.builds == builds
+    out = (sim.positions < sim.cell.lower) | (sim.positions >= sim.cell.upper)
+    assert out.any(axis=1).all() and out[:, :2].any()
+    x, v = wrap_np(sim.positions, sim.state.cell, sim.velocities)
+    sim.stepper.rebuild()
+    np.testing.assert_allclose(x, sim.positions, rtol=0, atol=1e-15)
+    np.testing.assert_allclose(v, sim.velocities, rtol=0, atol=1e-13)
+
+
 def test_what_a_periodic_scene_refuses(glass):
     scene = cl.Scene(gravity=(0, 0, 0))
     with pytest.raises(cl.InputError, match="axes must be"):

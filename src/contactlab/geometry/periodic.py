@@ -163,19 +163,23 @@ def wrap_np(positions: np.ndarray, cell: np.ndarray, velocities: np.ndarray | No
     """The positions (K, 3) brought into the cell (a copy; the state and its counters untouched):
     what the VTK files show.  With ``velocities`` (K, 3), returns ``(positions, velocities)``, the
     velocities those of the wrapped images (a copy): a body brought across the gradient axis's
-    face of a sheared cell takes the image's flow velocity, shifted by the shear velocity
-    ``d delta / dt`` per cell length crossed (Lees-Edwards), as the engine's wraps do."""
+    face takes the image's velocity: along each axis crossed, less the rate ``dL/dt`` of the cell's
+    length per length crossed, and across the gradient axis's face of a sheared cell, the flow
+    velocity less the shear velocity ``d delta / dt`` (Lees-Edwards), as the engine's wraps do
+    (:func:`contactlab.engine.cell_motion.wrap`)."""
     x = np.array(positions, dtype=np.float64).reshape(-1, 3)
     v = None if velocities is None else np.array(velocities, dtype=np.float64).reshape(-1, 3)
     g = int(cell[CELL_GRADIENT])
     for a in _order(cell):
         lo, length = cell[CELL_LOWER + a], cell[CELL_LENGTH + a]
         n = np.floor((x[:, a] - lo) / length)
+        # rounding can leave x - n L == lo + L: it belongs to the lower face
+        n += x[:, a] - n * length >= lo + length
         x[:, a] -= n * length
+        if v is not None:
+            v[:, a] -= n * cell[CELL_RATE + a]
         if a == g:
             x[:, int(cell[CELL_FLOW])] -= n * cell[CELL_SHEAR]
             if v is not None:
                 v[:, int(cell[CELL_FLOW])] -= n * cell[CELL_SHEAR_RATE]
-        # rounding can leave x == lo + L: fold it onto lo
-        x[:, a] = np.where(x[:, a] >= lo + length, x[:, a] - length, x[:, a])
     return x if v is None else (x, v)

@@ -148,7 +148,7 @@ class HertzMindlin(ContactModel):
     )
     history_fields = HISTORY_FIELDS
     pair_fields = ("e_star", "g_star", "friction", "rolling_friction", "damping", "root_st_over_sn", "rolling_model")
-    construction_keys = ("rolling_model",)
+    construction_keys = ("rolling_model", "per_material")
     #: ``per_material={"platen": {"friction": 0.0}}``: the smaller of two materials' values, as YADE
     #: mixes friction (frictionless platens in a triaxial cell)
     mixing = {"friction": "min"}
