@@ -407,6 +407,23 @@ def test_the_wrap_of_the_vtk_files_equals_the_engines_wrap(glass, sheared):
     np.testing.assert_allclose(v, sim.velocities, rtol=0, atol=1e-13)
 
 
+@pytest.mark.parametrize("axes", ["xyz", "x"])
+def test_the_initial_overlap_check_sees_pairs_across_a_face(glass, axes):
+    # reference: the minimum image by hand - spheres 1.8 mm apart across the x faces of a 10 mm
+    # cell overlap by 0.2 mm (20 % of the radius): refused, named; 2.1 mm apart: accepted
+    def scene(gap):
+        sc = cl.Scene(gravity=(0, 0, 0))
+        sc.set_periodic((0, 0, 0), (0.01, 0.01, 0.01), axes=axes)
+        sc.add_sphere(position=(0.0005, 0.005, 0.005), radius=1e-3, material=glass)
+        sc.add_sphere(position=(0.005, 0.005, 0.005), radius=1e-3, material=glass)
+        sc.add_sphere(position=(0.0105 - gap, 0.005, 0.005), radius=1e-3, material=glass)
+        return sc
+
+    with pytest.raises(cl.InputError, match=r"spheres 0 and 2 overlap by 0\.0002 m \(20% of the smaller radius\)"):
+        cl.Simulation(scene(0.0018), model=MODEL, dt=1e-6, threads=1)
+    cl.Simulation(scene(0.0021), model=MODEL, dt=1e-6, threads=1)
+
+
 def test_what_a_periodic_scene_refuses(glass):
     scene = cl.Scene(gravity=(0, 0, 0))
     with pytest.raises(cl.InputError, match="axes must be"):

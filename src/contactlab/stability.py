@@ -24,6 +24,7 @@ from scipy.spatial import cKDTree
 
 from ._arguments import as_positive
 from .errors import InputError, LawError, StabilityError
+from .geometry.periodic import CELL_LENGTH, CELL_LOWER, CELL_PERIODIC
 from .geometry.shapes import ELLIPSE
 from .geometry.sphere_cylinder import (CONCAVE, CONVEX, CYL_HIGH, CYL_LOW, CYL_RADIUS, CYL_SIDE, WALL_PLANE,
                                        cylinder_contact_radius_np, cylinder_surface_np)
@@ -140,15 +141,28 @@ def check_initial_sphere_overlaps(model, state, tolerance: float) -> None:
     m, s = model, state
     tol = tolerance
     pos, r = s.positions, m.radius
-    tree = cKDTree(pos)
-    pairs = tree.query_pairs(2.0 * float(r.max()), output_type="ndarray")
+    reach = 2.0 * float(r.max()) if len(r) else 0.0
+    periodic, length = _periodic_axes(s.cell)
+    if periodic.any() and len(pos):
+        # a periodic cell (orthogonal at the start): pairs across a face by the tree's toroidal
+        # topology; a non-periodic axis gets a box wider than the bodies' span plus the reach
+        lower = np.where(periodic, s.cell[CELL_LOWER: CELL_LOWER + 3], pos.min(axis=0))
+        box = np.where(periodic, length, np.ptp(pos, axis=0) + 2.0 * reach + 1.0)
+        local = np.mod(pos - lower, box)
+        tree = cKDTree(np.where(local >= box, 0.0, local), boxsize=box)
+    else:
+        tree = cKDTree(pos)
+    pairs = tree.query_pairs(reach, output_type="ndarray")
     if len(pairs):
         i, j = pairs[:, 0], pairs[:, 1]
         # spheres here; the other shapes' overlaps show at the first force evaluation
         keep = ~(m.fixed[i] & m.fixed[j]) & (m.shape_kind[i] == 0) & (m.shape_kind[j] == 0)
         keep &= (m.clump_of[i] < 0) | (m.clump_of[i] != m.clump_of[j])   # a clump's members overlap
         i, j = i[keep], j[keep]
-        overlap = r[i] + r[j] - np.linalg.norm(pos[j] - pos[i], axis=1)
+        d = pos[j] - pos[i]
+        if periodic.any():
+            d = np.where(periodic, d - length * np.round(d / np.where(periodic, length, 1.0)), d)   # minimum image
+        overlap = r[i] + r[j] - np.linalg.norm(d, axis=1)
         ratio = overlap / np.minimum(r[i], r[j])
         bad = ratio > tol
         if bad.any():
@@ -170,6 +184,13 @@ def check_initial_sphere_overlaps(model, state, tolerance: float) -> None:
             raise InputError(
                 f"sphere {k} penetrates wall {w} by {r[k] - h[k]:.6g} m ({100 * ratio[k]:.3g}% of its radius) at "
                 f"the start; at most {100 * tol:.3g}% is allowed (initial_overlap_tolerance={tol:g})")
+
+
+def _periodic_axes(cell) -> tuple[np.ndarray, np.ndarray]:
+    """(3,) bool: the cell's periodic axes (none without a cell), and (3,) its lengths, m."""
+    if cell is None:
+        return np.zeros(3, dtype=bool), np.ones(3)
+    return cell[CELL_PERIODIC: CELL_PERIODIC + 3] != 0.0, np.array(cell[CELL_LENGTH: CELL_LENGTH + 3], dtype=float)
 
 
 def estimate_stability_limit(model: ContactModel, case: PairCase, *, debug: bool | None = None) -> float:
