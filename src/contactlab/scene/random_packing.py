@@ -30,11 +30,11 @@ import math
 import numpy as np
 
 from .._arguments import as_int, as_positive, did_you_mean
-from .._jit import jit, kernel
 from ..distributions import SizeDistribution
 from ..errors import InputError
 from ..measure.volumes import _BALL, _BOX, _CYLINDER, _section_2d, as_measure_region, region_bounds, region_volume
 from ..packing.levelset import relax_into
+from ..packing.placement import region_frame, region_room, sequential_addition
 
 __all__ = ["random_packing", "METHODS"]
 
@@ -104,7 +104,7 @@ def random_packing(region, distribution, *, dimension: int = 3, thickness: float
     target = None if count is not None else packing_fraction * volume
     radii = _draw_radii(distribution, rng, dimension, thickness, target, count)
     r_max = float(radii.max())
-    room = _room(reg, dimension)
+    room = region_room(reg.kind, reg.params, dimension)
     if r_max >= room:
         raise InputError(f"the largest particle (radius {r_max!r} m) does not fit in the region (it holds spheres of "
                          f"radius < {room!r} m); use a larger region or smaller sizes")
@@ -112,15 +112,15 @@ def random_packing(region, distribution, *, dimension: int = 3, thickness: float
         return _relaxed(reg, radii, rng, tolerance)
     order = np.argsort(-radii, kind="stable")
     placed = np.zeros((len(radii), 3))
-    frame = _frame(reg)
+    frame = region_frame(reg.kind, reg.params)
     lower, upper = region_bounds(reg.kind, reg.params, dimension)
     extent = np.maximum(upper - lower, 2.0 * r_max)[:dimension]
     cell = max(2.0 * r_max, float(np.prod(extent) / 4e6) ** (1.0 / dimension))   # at most ~4 million cells
     dims = np.maximum(1, np.ceil((upper - lower) / cell).astype(np.int64))
     if dimension == 2:
         dims[2] = 1
-    n_done = _sequential_addition(reg.kind, reg.params, frame, radii[order], dimension, seed, max_attempts, lower,
-                                  cell, dims, placed)
+    n_done = sequential_addition(reg.kind, reg.params, frame, radii[order], dimension, seed, max_attempts, lower,
+                                 cell, dims, placed)
     if n_done < len(radii):
         solid = (np.pi * radii[order][:n_done] ** 2 * thickness if dimension == 2 else
                  4.0 / 3.0 * np.pi * radii[order][:n_done] ** 3)
@@ -135,28 +135,6 @@ def random_packing(region, distribution, *, dimension: int = 3, thickness: float
     positions = np.empty_like(placed)
     positions[order] = placed
     return positions, radii
-
-
-def _room(reg, dimension) -> float:
-    """The radius of the largest sphere (disk) the region holds, m."""
-    p = reg.params
-    if reg.kind == _BOX:
-        ext = p[3:6] - p[0:3]
-        return 0.5 * float(ext[:dimension].min())
-    if reg.kind == _BALL:
-        return float(p[3])
-    return float(min(p[6], 0.5 * p[7]))
-
-
-def _frame(reg) -> np.ndarray:
-    """(3, 3): a cylinder's radial unit vectors and axis as rows (identity otherwise)."""
-    if reg.kind != _CYLINDER:
-        return np.eye(3)
-    axis = reg.params[3:6]
-    trial = np.eye(3)[int(np.argmin(np.abs(axis)))]
-    e1 = trial - (trial @ axis) * axis
-    e1 /= np.linalg.norm(e1)
-    return np.array([e1, np.cross(axis, e1), axis])
 
 
 def _relaxed(reg, radii, rng, tolerance):
@@ -174,83 +152,3 @@ def _relaxed(reg, radii, rng, tolerance):
                          f"{tolerance:g}) after {result.iterations} sweeps: the packing fraction is too high for "
                          f"method='relax' (about 0.55 at most); fill loosely and compress instead")
     return result.positions, radii
-
-
-# ---------------------------------------------------------------------------------------------- compiled
-@kernel
-def _sequential_addition(kind, p, frame, radii, dimension, seed, max_attempts, lower, cell, dims,
-                         out):  # pragma: no cover - compiled
-    """Random sequential addition of spheres ``radii`` (largest first) into the region: ``out[k]``
-    the centre of sphere ``k``; returns how many were placed (all, or the first that found no place
-    in ``max_attempts`` tries stops it).  Neighbours are found in a grid of cells of side
-    ``cell >= 2 r_max`` (linked lists: ``head`` per cell, ``nxt`` per sphere)."""
-    np.random.seed(seed)
-    n = radii.shape[0]
-    nx, ny, nz = dims[0], dims[1], dims[2]
-    head = np.full(nx * ny * nz, -1, dtype=np.int64)
-    nxt = np.full(n, -1, dtype=np.int64)
-    for k in range(n):
-        r = radii[k]
-        found = False
-        for _ in range(max_attempts):
-            x, y, z = _candidate(kind, p, frame, r, dimension)
-            cx = min(nx - 1, max(0, int((x - lower[0]) / cell)))
-            cy = min(ny - 1, max(0, int((y - lower[1]) / cell)))
-            cz = min(nz - 1, max(0, int((z - lower[2]) / cell)))
-            free = True
-            for ix in range(max(0, cx - 1), min(nx, cx + 2)):
-                for iy in range(max(0, cy - 1), min(ny, cy + 2)):
-                    for iz in range(max(0, cz - 1), min(nz, cz + 2)):
-                        q = head[(ix * ny + iy) * nz + iz]
-                        while q >= 0:
-                            dx, dy, dz = x - out[q, 0], y - out[q, 1], z - out[q, 2]
-                            reach = r + radii[q]
-                            if dx * dx + dy * dy + dz * dz < reach * reach:
-                                free = False
-                                break
-                            q = nxt[q]
-                        if not free:
-                            break
-                    if not free:
-                        break
-                if not free:
-                    break
-            if free:
-                out[k, 0], out[k, 1], out[k, 2] = x, y, z
-                c = (cx * ny + cy) * nz + cz
-                nxt[k] = head[c]
-                head[c] = k
-                found = True
-                break
-        if not found:
-            return k
-    return n
-
-
-@jit
-def _candidate(kind, p, frame, r, dimension):
-    """A uniformly random centre for a sphere of radius ``r`` entirely inside the region."""
-    if kind == _BOX:
-        x = p[0] + r + np.random.random() * (p[3] - p[0] - 2.0 * r)
-        y = p[1] + r + np.random.random() * (p[4] - p[1] - 2.0 * r)
-        z = 0.0 if dimension == 2 else p[2] + r + np.random.random() * (p[5] - p[2] - 2.0 * r)
-        return x, y, z
-    if kind == _BALL:                              # a ball (a disk in 2-D)
-        room = p[3] - r
-        while True:
-            u = 2.0 * np.random.random() - 1.0
-            v = 2.0 * np.random.random() - 1.0
-            w = 0.0 if dimension == 2 else 2.0 * np.random.random() - 1.0
-            if u * u + v * v + w * w <= 1.0:
-                return p[0] + room * u, p[1] + room * v, p[2] + room * w
-    room = p[6] - r                                # cylinder: a disk of radius room, a height of h - 2r
-    while True:
-        u = 2.0 * np.random.random() - 1.0
-        v = 2.0 * np.random.random() - 1.0
-        if u * u + v * v <= 1.0:
-            break
-    h = 0.0 if dimension == 2 else (np.random.random() - 0.5) * (p[7] - 2.0 * r)
-    a, b = room * u, room * v
-    return (p[0] + a * frame[0, 0] + b * frame[1, 0] + h * frame[2, 0],
-            p[1] + a * frame[0, 1] + b * frame[1, 1] + h * frame[2, 1],
-            p[2] + a * frame[0, 2] + b * frame[1, 2] + h * frame[2, 2])

@@ -10,7 +10,7 @@ particles, and a checkpoint keeps the generator.
 
 The due particles, with the particles of earlier batches that found no place (the *backlog*)
 first, are placed by random sequential addition in the region among the bodies present
-(:mod:`contactlab.streams.placement`): no inserted sphere overlaps any body (by its bounding
+(:mod:`contactlab.packing.placement`): no inserted sphere overlaps any body (by its bounding
 radius) or any other inserted sphere.  A particle that finds no free place in ``attempts`` tries
 stays in the backlog for the next batch; the backlog holds at most ``max_backlog`` particles (by
 default the particles of ten batches, at least 100), older ones beyond it are given up and
@@ -29,8 +29,8 @@ from ..distributions import SizeDistribution
 from ..errors import InputError
 from ..materials import Material
 from ..measure.volumes import _BALL, _BOX, _CYLINDER, _section_2d, as_measure_region
+from ..packing.placement import place, region_room
 from .base import Stream
-from .placement import place, region_room
 from .resize import NewSpheres, sphere_mass_inertia
 
 __all__ = ["Inlet", "DEFAULT_EVERY"]
