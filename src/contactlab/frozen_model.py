@@ -73,6 +73,10 @@ class Model:
     clump_offsets : (Nm, 3) float64, m, per member: its centre in its clump's principal frame
     clump_mass : (C,) float64, kg, per clump (overlaps counted once)
     clump_inertia : (C, 3) float64, kg m^2, per clump: principal moments about its centre of mass
+
+    Every array is read-only.  One that only repeats another (a sphere's principal moments, contact
+    radius and shape parameters; ``clump_of`` without clumps) shares that one's memory, as the same
+    array or a broadcast view (:meth:`_share_repeated_columns`).
     """
 
     radius: np.ndarray
@@ -136,11 +140,58 @@ class Model:
         for name, make in defaults.items():
             if getattr(self, name) is None:
                 object.__setattr__(self, name, make())
-        object.__setattr__(self, "inv_principal_inertia",
-                           np.where(self.fixed[:, None], 0.0, 1.0 / self.principal_inertia))
+        object.__setattr__(self, "inv_principal_inertia", None)
+        self._share_repeated_columns()
+        if self.inv_principal_inertia is None:
+            object.__setattr__(self, "inv_principal_inertia",
+                               np.where(self.fixed[:, None], 0.0, 1.0 / self.principal_inertia))
         for name in ("radius", "mass", "inv_mass", "inertia", "inv_inertia", "material", "fixed",
                      "wall_normal", "wall_material", "gravity", "inv_principal_inertia", *defaults):
             getattr(self, name).setflags(write=False)
+
+    def _share_repeated_columns(self) -> None:
+        """Per-body arrays that only repeat another one, stored once (issue 16: 48-80 B per sphere).
+
+        In a scene of spheres (and disks) the principal moments are the inertia three times, the
+        contact radius and the shape parameters are the radius, and without clumps every
+        ``clump_of`` is -1.  Those arrays then share the memory of the one they repeat: the same
+        array (``contact_radius``, ``shape_data``) or a read-only broadcast view (``principal_inertia``,
+        ``inv_principal_inertia`` and ``clump_of``, whose rows are not contiguous: the kernels that
+        take them, only for non-spherical bodies, get a contiguous copy, see
+        :meth:`principal_arrays`).  The values are exactly the ones a full array would hold."""
+        n = self.radius.shape[0]
+        if n == 0:
+            return
+        radius = self.radius
+        if self.contact_radius is not radius and np.array_equal(self.contact_radius, radius):
+            object.__setattr__(self, "contact_radius", radius)
+        if (self.shape_data is not radius and self.shape_data.shape == radius.shape and self.tri_ref.shape[0] == 0
+                and np.array_equal(self.shape_ref, np.arange(n)) and np.array_equal(self.shape_data, radius)):
+            object.__setattr__(self, "shape_data", radius)
+        principal = self.principal_inertia
+        if all(np.array_equal(principal[:, c], self.inertia) for c in range(3)):
+            object.__setattr__(self, "principal_inertia", np.broadcast_to(self.inertia[:, None], (n, 3)))
+            inv = np.where(self.fixed, 0.0, 1.0 / self.inertia)
+            if np.array_equal(inv, self.inv_inertia):
+                inv = self.inv_inertia
+            else:
+                inv.setflags(write=False)
+            object.__setattr__(self, "inv_principal_inertia", np.broadcast_to(inv[:, None], (n, 3)))
+        clump_of = self.clump_of
+        if clump_of.shape == (n,) and not (clump_of >= 0).any():
+            object.__setattr__(self, "clump_of", np.broadcast_to(np.int64(-1), (n,)))
+
+    def principal_arrays(self) -> tuple[np.ndarray, np.ndarray]:
+        """``(principal_inertia, inv_principal_inertia)`` as contiguous read-only (N, 3) arrays,
+        as the kernels of rigid bodies take them (a copy where the model shares them, see
+        :meth:`_share_repeated_columns`)."""
+        out = []
+        for a in (self.principal_inertia, self.inv_principal_inertia):
+            if not a.flags.c_contiguous:
+                a = np.ascontiguousarray(a)
+                a.setflags(write=False)
+            out.append(a)
+        return out[0], out[1]
 
     @property
     def n_spheres(self) -> int:

@@ -266,7 +266,7 @@ def energy(model, state, table, law, local_damping: float = 0.0) -> dict[str, fl
     for a in range(0, t.n_pairs, ENERGY_BLOCK):
         b = slice(a, min(a + ENERGY_BLOCK, t.n_pairs))
         elastic += float(np.compress(t.status[b] == layout.ACTIVE, t.out[b, layout.OUT_ELASTIC]).sum())
-    damping = float(s.damping_work.sum())
+    damping = float(s.damping_work.sum()) if s.damping_work is not None else 0.0
     dissipated = float(s.dissipated.sum()) + damping
     boundary = float(s.boundary_work.sum())
     total = kinetic + rotational + grav + elastic + dissipated

@@ -34,7 +34,8 @@ class State:
     step : int, number of steps taken
     dissipation_terms : (N, D) float64, J, per sphere: ``dissipated`` split into the law's D
         dissipation terms (D = 0 for a law that does not split it)
-    damping_work : (N,) float64, J, per sphere: work taken by local damping so far
+    damping_work : (N,) float64, J, per sphere: work taken by local damping so far (None in a run
+        without local damping)
     mesh_positions : (Mm, 3) float64, m, per mesh: its reference point (the centre it turns about)
     mesh_orientations : (Mm, 4) float64, per mesh: unit quaternion, mesh frame to global
     mesh_velocities, mesh_angular_velocities : (Mm, 3) float64, m/s and rad/s, per mesh
@@ -43,7 +44,8 @@ class State:
         meshes) on the body's contacts at the last evaluation; the next step's boundary work is the
         trapezoid of this and the new power
     damping_force : (N, 6) float64, N and N m, per body: local damping's force and torque at the last
-        evaluation (its work over a step is booked with the trapezoid of two evaluations)
+        evaluation (its work over a step is booked with the trapezoid of two evaluations); None in a
+        run without local damping
     time_base : float, s, and step_base : int: the time and step at which the time step was last
         set; ``time = time_base + (step - step_base) dt`` (time from the step count, bit for bit
         across restarts)

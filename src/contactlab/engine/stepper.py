@@ -172,6 +172,8 @@ class Stepper:
         self.owner = np.zeros((model.n_spheres, layout.N_OWN + n_terms))
         #: (pairs, 8) per pair: the triangle selection's scratch (grown with the list; empty without meshes)
         self.scratch = np.zeros((0, 8))
+        #: the model's principal moments and their inverses as the rigid-body kernels take them (set on first use)
+        self._principal = None
         self.kernels = kernels_for(law.law_module, debug=self.debug, shapes=self.shape_features)
         self.exclusions = exclusions if exclusions is not None else Exclusions(
             model.n_materials, model.n_spheres + model.n_walls + model.n_triangles)
@@ -187,7 +189,7 @@ class Stepper:
         s = state
         self._state_args = (s.positions, s.velocities, s.angular_velocities, s.orientations, s.forces, s.torques,
                             s.wall_points, s.wall_velocities, s.dissipated, s.dissipation_terms, s.boundary_work,
-                            s.boundary_power, s.damping_work, s.damping_force)
+                            s.boundary_power, *self._damping_arrays())
         #: ``(wall_kind, wall_shape)`` for the kernels of a scene with cylinder walls, else None
         self.cylinders = (m.wall_kind, m.wall_shape) if m.has_cylinders else None
         #: the periodic cell (:mod:`contactlab.geometry.periodic`, the state's), or None
@@ -208,14 +210,20 @@ class Stepper:
         """Make the state's run arrays that a scene's fresh state does not have yet."""
         m, s = self.model, self.state
         n = m.n_spheres
-        if s.damping_work is None:
-            s.damping_work = np.zeros(n)
+        if self.local_damping > 0.0:
+            if s.damping_work is None or s.damping_work.shape != (n,):
+                s.damping_work = np.zeros(n)
+            if s.damping_force is None or s.damping_force.shape != (n, 6):
+                s.damping_force = np.zeros((n, 6))
+        elif not ((s.damping_work is not None and s.damping_work.any())
+                  or (s.damping_force is not None and s.damping_force.any())):
+            # without local damping nothing reads or writes them (56 B per body saved; a checkpoint
+            # writes zeros in their place)
+            s.damping_work = s.damping_force = None
         if s.dissipation_terms is None or s.dissipation_terms.shape != (n, n_terms):
             s.dissipation_terms = np.zeros((n, n_terms))
         if s.boundary_power is None:
             s.boundary_power = np.zeros(n)
-        if s.damping_force is None:
-            s.damping_force = np.zeros((n, 6))
         if s.shape_data is None:
             s.shape_data = m.shape_data.copy()
         if s.servo_index is None:
@@ -231,6 +239,14 @@ class Stepper:
             s.mesh_orientations = np.tile([1.0, 0.0, 0.0, 0.0], (n_m, 1))
             s.mesh_velocities = np.zeros((n_m, 3))
             s.mesh_angular_velocities = np.zeros((n_m, 3))
+
+    def _damping_arrays(self) -> tuple[np.ndarray, np.ndarray]:
+        """The state's ``damping_work`` and ``damping_force`` for the kernels: empty arrays of the
+        same kinds where the state has none (no local damping: the kernels never touch them)."""
+        s = self.state
+        if s.damping_work is None or s.damping_force is None:
+            return np.zeros(0), np.zeros((0, 6))
+        return s.damping_work, s.damping_force
 
     # ------------------------------------------------------------------ threads, list
     def threads_scope(self) -> ThreadScope:
@@ -292,8 +308,11 @@ class Stepper:
         # None for spheres only: the integrator's rigid-body branches then compile away; and None in
         # a 2-D scene, whose disks and ellipses turn about z alone (spin and torque along z, the
         # body's z axis the global one): there the scalar update with the moment about z is exact
-        rigid = (m.shape_kind, m.principal_inertia, m.inv_principal_inertia) \
-            if self.shape_features and m.dimension == 3 else None
+        rigid = None
+        if self.shape_features and m.dimension == 3:
+            if self._principal is None:  # contiguous once (the model may share them: Model.principal_arrays)
+                self._principal = m.principal_arrays()
+            rigid = (m.shape_kind,) + self._principal
         meshes = (m.tri_ref, m.tri_mesh, s.mesh_positions, s.mesh_orientations, s.mesh_velocities,
                   s.mesh_angular_velocities, m.mesh_material, self.scratch)
         motion = (m.mesh_local, m.mesh_first, t.mesh_ref_pos, t.mesh_ref_quat, m.mesh_size)

@@ -110,6 +110,10 @@ def save_checkpoint(sim, path) -> Path:
     arrays = {f"model_{k}": getattr(sim.model, k) for k in _MODEL_ARRAYS + _OPTIONAL_MODEL_ARRAYS}
     arrays.update({f"state_{k}": getattr(sim.state, k) for k in _STATE_ARRAYS + _OPTIONAL_STATE_ARRAYS
                    if getattr(sim.state, k) is not None})   # a periodic cell only in a periodic scene
+    n = sim.model.n_bodies
+    # a run without local damping keeps no damping arrays (the stepper's _complete_state): zeros, as before
+    for k, shape in (("damping_work", (n,)), ("damping_force", (n, 6))):
+        arrays.setdefault(f"state_{k}", np.zeros(shape))
     arrays.update({f"table_{k}": v for k, v in t.saved().items()})
     arrays["exclusions_material_active"] = sim.exclusions.material_active
     arrays["exclusions_keys"] = sim.exclusions.keys
