@@ -13,6 +13,10 @@ from .layout import ACTIVE, INDEX, N_OUT
 
 __all__ = ["ContactTable"]
 
+#: stand-ins for the CSR by second body while a rebuild makes it anew
+_NO_START = np.zeros(0, dtype=np.int64)
+_NO_PAIRS = np.zeros(0, dtype=INDEX)
+
 
 class ContactTable:
     """Pairs ``(pair_i[k], pair_j[k])`` for ``k < n_pairs``, sorted by ``(i, j)``, and their data.
@@ -123,6 +127,39 @@ class ContactTable:
         their minimum image (:mod:`contactlab.neighbors.periodic_list`).
         ``clump_of`` (N,): each body's clump (-1: none); two members of one clump are never a pair.
         """
+        # the CSR by second body is made anew at the end: its memory serves the build meanwhile
+        self.j_start, self.j_pairs = _NO_START, _NO_PAIRS
+        try:
+            new_i, new_j, n_new, i_start = self._new_list(pos, radius, fixed, wall_point, wall_normal, exclusions,
+                                                          material, wall_material, extra_pairs, triangles, walls, cell,
+                                                          clump_of)
+        except BaseException:
+            # nothing half-written: the old list's CSR by second body back
+            self.j_start, self.j_pairs = transpose_pairs(self.n_spheres, self.n_pairs, self.pair_j)
+            raise
+        if self.hist.shape[0] < n_new:
+            self._grow(max(new_i.shape[0], n_new))
+        # each pair's rows move to its new place within the same arrays (history_match)
+        src = np.empty(n_new, dtype=np.int32)
+        match_pairs(n_new, new_i, new_j, self.i_start, self.pair_j, src, n_blocks())
+        move_rows(n_new, src, self.hist, self.out, self.status)
+        del src
+        self._spare = (self.pair_i, self.pair_j)
+        self.pair_i, self.pair_j = new_i, new_j
+        self.n_pairs, self.i_start = n_new, i_start
+        self.j_start, self.j_pairs = transpose_pairs(self.n_spheres, n_new, new_j)
+        self.ref_pos[...] = pos
+        self.wall_ref[...] = wall_point
+        if mesh_pose is not None:
+            self.mesh_ref_pos[...] = mesh_pose[0]
+            self.mesh_ref_quat[...] = mesh_pose[1]
+        self.builds += 1
+        if self.track_boundaries:
+            self.index_boundaries()
+
+    def _new_list(self, pos, radius, fixed, wall_point, wall_normal, exclusions, material, wall_material, extra_pairs,
+                  triangles, walls, cell, clump_of):
+        """The sorted candidate list of :meth:`rebuild`: ``(pair_i, pair_j, n_pairs, i_start)``."""
         sp_i, sp_j = self._spare
         if cell is None:
             new_i, new_j, n_new, i_start = build_pairs(pos, radius, fixed, self.skin, wall_point, wall_normal, sp_i,
@@ -145,25 +182,7 @@ class ContactTable:
             keep_j = np.concatenate([keep_j, np.asarray(extra_pairs[1], dtype=np.int64)])
         if len(keep_i):
             new_i, new_j, n_new, i_start = self._merge(new_i, new_j, n_new, keep_i, keep_j)
-        if self.hist.shape[0] < n_new:
-            self._grow(max(new_i.shape[0], n_new))
-        # each pair's rows move to its new place within the same arrays (history_match)
-        src = np.empty(n_new, dtype=np.int32)
-        match_pairs(n_new, new_i, new_j, self.i_start, self.pair_j, src, n_blocks())
-        move_rows(n_new, src, self.hist, self.out, self.status)
-        del src
-        self._spare = (self.pair_i, self.pair_j)
-        self.pair_i, self.pair_j = new_i, new_j
-        self.n_pairs, self.i_start = n_new, i_start
-        self.j_start, self.j_pairs = transpose_pairs(self.n_spheres, n_new, new_j)
-        self.ref_pos[...] = pos
-        self.wall_ref[...] = wall_point
-        if mesh_pose is not None:
-            self.mesh_ref_pos[...] = mesh_pose[0]
-            self.mesh_ref_quat[...] = mesh_pose[1]
-        self.builds += 1
-        if self.track_boundaries:
-            self.index_boundaries()
+        return new_i, new_j, n_new, i_start
 
     def _merge(self, new_i, new_j, n_new, keep_i, keep_j):
         """The sorted union of the built pairs and the pairs that must stay (NumPy, once per rebuild)."""
