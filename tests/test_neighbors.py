@@ -5,7 +5,7 @@ import numpy as np
 import pytest
 
 import contactlab as cl
-from contactlab.engine.history_match import match_pairs, move_rows
+from contactlab.engine.history_match import carry_rows
 from contactlab.neighbors.brute import brute_force_pairs
 from contactlab.neighbors.celllist import build_pairs
 
@@ -62,7 +62,7 @@ def test_history_survives_rebuilds(glass):
 def test_rows_moved_in_place_equal_a_lookup_by_pair(seed):
     """The rebuild's in-place move of history, output and status rows (engine.history_match)
     against a dictionary from pair (i, j) to its old rows: each surviving pair carries its rows,
-    each new pair starts from zero; lists that grow, shrink and shift both ways, on 1 and 2 blocks."""
+    each new pair starts from zero; lists that grow, shrink and shift both ways."""
     rng = np.random.default_rng(seed)
     n_bodies = 60
     universe = [(i, j) for i in range(n_bodies) for j in range(i + 1, n_bodies + 3)]
@@ -87,12 +87,10 @@ def test_rows_moved_in_place_equal_a_lookup_by_pair(seed):
     old_start[1:] = np.cumsum(np.bincount(old_i, minlength=n_bodies + 3))
     new_i = np.array([p[0] for p in new], dtype=np.uint32)
     new_j = np.array([p[1] for p in new], dtype=np.uint32)
-    for blocks in (1, 2):
-        h, o, s = hist.copy(), out.copy(), status.copy()
-        src = np.empty(n_new, dtype=np.int32)
-        match_pairs(n_new, new_i, new_j, old_start, old_j, src, blocks)
-        move_rows(n_new, src, h, o, s)
-        for k, p in enumerate(new):
-            want = rows.get(p, (np.zeros(3), np.zeros(2), 0))
-            assert np.array_equal(h[k], want[0]) and np.array_equal(o[k], want[1]) and s[k] == want[2], (k, p)
+    new_start = np.zeros(n_bodies + 3 + 1, dtype=np.uint32)
+    new_start[1:] = np.cumsum(np.bincount(new_i, minlength=n_bodies + 3))
+    carry_rows(old_start, old_j, new_start, new_j, hist, out, status)
+    for k, p in enumerate(new):
+        want = rows.get(p, (np.zeros(3), np.zeros(2), 0))
+        assert np.array_equal(hist[k], want[0]) and np.array_equal(out[k], want[1]) and status[k] == want[2], (k, p)
     assert any(p in rows for p in new) and any(p not in rows for p in new)

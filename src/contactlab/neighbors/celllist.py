@@ -22,7 +22,7 @@ from numba import prange
 from .._jit import jit, kernel, n_blocks, pkernel
 from ..geometry.sphere_cylinder import N_WALL_SHAPE, WALL_PLANE, cylinder_surface
 
-__all__ = ["build_pairs", "transpose_pairs", "boundary_pairs", "grid_for"]
+__all__ = ["build_pairs", "first_bodies", "pair_buffers", "transpose_pairs", "boundary_pairs", "grid_for"]
 
 
 
@@ -189,13 +189,15 @@ def _count(cell_of, cell_start, items, sorted_xr, dims, skin, wall_point, wall_n
 def _fill_chunk(q0, q1, cell_of, cell_start, items, sorted_xr, dims, skin, wall_point, wall_normal, wall_kind,
                 wall_shape, i_start, pair_i, pair_j):
     n = items.shape[0]
+    with_i = pair_i.shape[0] > 0
     for q in range(q0, q1):
         i = items[q]
         base = i_start[i]
         _scan_sphere(q, cell_of, cell_start, items, sorted_xr, dims, skin, wall_point, wall_normal, wall_kind,
                      wall_shape, n, pair_j, base)
-        for k in range(base, i_start[i + 1]):
-            pair_i[k] = i
+        if with_i:
+            for k in range(base, i_start[i + 1]):
+                pair_i[k] = i
 
 
 @pkernel
@@ -209,7 +211,9 @@ def _fill(cell_of, cell_start, items, sorted_xr, dims, skin, wall_point, wall_no
 
 
 def build_pairs(pos, radius, fixed, skin, wall_point, wall_normal, pair_i, pair_j, max_cells=None, walls=None):
-    """Build the sorted candidate list into ``pair_i``/``pair_j`` (uint32, grown if too small).
+    """Build the sorted candidate list into ``pair_i``/``pair_j`` (uint32, each replaced by a new
+    array if too small; ``pair_i`` None: the first bodies are not written, :func:`first_bodies`
+    writes them from ``i_start`` later).
 
     ``walls = (wall_kind (W,), wall_shape (W, 4))`` for a scene with cylinder walls (default: every
     wall a plane).
@@ -235,13 +239,35 @@ def build_pairs(pos, radius, fixed, skin, wall_point, wall_normal, pair_i, pair_
         raise MemoryError(f"{n_pairs} candidate pairs exceed the 32-bit pair index")
     i_start = np.zeros(n + 1, dtype=np.uint32)
     i_start[1:] = total
-    if n_pairs > pair_i.shape[0]:
-        cap = max(int(1.5 * n_pairs), 16)
-        pair_i = np.empty(cap, dtype=np.uint32)
-        pair_j = np.empty(cap, dtype=np.uint32)
+    pair_i, pair_j = pair_buffers(n_pairs, pair_i, pair_j)
     _fill(cell_of, cell_start, items, sorted_xr, dims, skin, wall_point, wall_normal, wall_kind, wall_shape, i_start,
-          pair_i, pair_j, n_blocks())
+          _NO_PAIRS if pair_i is None else pair_i, pair_j, n_blocks())
     return pair_i, pair_j, n_pairs, i_start
+
+
+_NO_PAIRS = np.zeros(0, dtype=np.uint32)
+
+
+def pair_buffers(n_pairs: int, pair_i, pair_j):
+    """``pair_i`` (or None) and ``pair_j``, each replaced by a new uint32 array of 1.5 ``n_pairs``
+    if shorter than ``n_pairs`` (the plain and the periodic list)."""
+    cap = max(int(1.5 * n_pairs), 16)
+    if pair_i is not None and n_pairs > pair_i.shape[0]:
+        pair_i = np.empty(cap, dtype=np.uint32)
+    if n_pairs > pair_j.shape[0]:
+        pair_j = np.empty(cap, dtype=np.uint32)
+    return pair_i, pair_j
+
+
+@pkernel
+def first_bodies(i_start, pair_i, n_blocks):
+    """Write ``pair_i[k] = i`` for the pairs ``k`` of each first body ``i`` of the CSR ``i_start`` (N+1,)."""
+    n = i_start.shape[0] - 1
+    b = max((n + n_blocks - 1) // n_blocks, 1)
+    for c in prange((n + b - 1) // b):
+        for i in range(c * b, min((c + 1) * b, n)):
+            for k in range(i_start[i], i_start[i + 1]):
+                pair_i[k] = i
 
 
 @kernel

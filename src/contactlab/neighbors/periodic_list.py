@@ -24,7 +24,7 @@ from numba import prange
 from .._jit import jit, n_blocks, pkernel
 from ..errors import InputError, SimulationBlowUp
 from ..geometry.periodic import CELL_FLOW, CELL_GRADIENT, CELL_LENGTH, CELL_LOWER, CELL_PERIODIC, CELL_SHEAR, min_image
-from .celllist import bin_bodies, sorted_with_walls
+from .celllist import bin_bodies, pair_buffers, sorted_with_walls
 from ..geometry.sphere_cylinder import N_WALL_SHAPE
 
 __all__ = ["build_pairs_periodic", "check_cell", "periodic_grid"]
@@ -157,21 +157,23 @@ def _fill(cell_of, cell_start, items, sorted_xr, dims, origin, inv_w, reach, ski
           wall_kind, wall_shape, i_start, pair_i, pair_j, n_blocks):
     n = items.shape[0]
     b = max((n + n_blocks - 1) // n_blocks, 1)
+    with_i = pair_i.shape[0] > 0
     for c in prange((n + b - 1) // b):
         for q in range(c * b, min((c + 1) * b, n)):
             i = items[q]
             base = i_start[i]
             _scan(q, cell_of, cell_start, items, sorted_xr, dims, origin, inv_w, reach, skin, cell, wall_point,
                   wall_normal, wall_kind, wall_shape, n, pair_j, base)
-            for k in range(base, i_start[i + 1]):
-                pair_i[k] = i
+            if with_i:
+                for k in range(base, i_start[i + 1]):
+                    pair_i[k] = i
 
 
 def build_pairs_periodic(pos, radius, fixed, skin, wall_point, wall_normal, pair_i, pair_j, cell, max_cells=None,
                          walls=None):
     """:func:`contactlab.neighbors.celllist.build_pairs` for a periodic scene (``cell``: the
-    state's cell vector, :mod:`contactlab.geometry.periodic`); the same return value
-    ``(pair_i, pair_j, n_pairs, i_start)``."""
+    state's cell vector, :mod:`contactlab.geometry.periodic`); the same arguments (``pair_i`` None:
+    the first bodies not written) and return value ``(pair_i, pair_j, n_pairs, i_start)``."""
     n = pos.shape[0]
     reach = 2.0 * float(radius.max()) + skin
     if max_cells is None:
@@ -191,9 +193,6 @@ def build_pairs_periodic(pos, radius, fixed, skin, wall_point, wall_normal, pair
         raise MemoryError(f"{n_pairs} candidate pairs exceed the 32-bit pair index")
     i_start = np.zeros(n + 1, dtype=np.uint32)
     i_start[1:] = total
-    if n_pairs > pair_i.shape[0]:
-        cap = max(int(1.5 * n_pairs), 16)
-        pair_i = np.empty(cap, dtype=np.uint32)
-        pair_j = np.empty(cap, dtype=np.uint32)
-    _fill(*args, i_start, pair_i, pair_j, n_blocks())
+    pair_i, pair_j = pair_buffers(n_pairs, pair_i, pair_j)
+    _fill(*args, i_start, np.zeros(0, dtype=np.uint32) if pair_i is None else pair_i, pair_j, n_blocks())
     return pair_i, pair_j, n_pairs, i_start
