@@ -14,7 +14,7 @@ from .layout import ACTIVE, INDEX, N_OUT
 __all__ = ["ContactTable"]
 
 #: stand-ins for the CSR by second body while a rebuild makes it anew
-_NO_START = np.zeros(0, dtype=np.int64)
+_NO_START = np.zeros(0, dtype=INDEX)
 _NO_PAIRS = np.zeros(0, dtype=INDEX)
 
 
@@ -32,7 +32,8 @@ class ContactTable:
         ``out_columns`` is ``N_OUT``, or fewer without the geometry columns)
     status : (capacity,) int8, per pair: ACTIVE, INACTIVE or CLEARED
     i_start : (N+1,) uint32, CSR of the pairs by first body
-    j_start, j_pairs : CSR of the sphere-sphere pairs by second body
+    j_start, j_pairs : (N+1,) uint32, (pairs with a sphere as second body,) uint32: CSR of the
+        sphere-sphere pairs by second body
     ref_pos : (N, 3) float64, m: sphere positions at the last build
     wall_ref : (W, 3) float64, m: wall points at the last build
     mesh_ref_pos : (Mm, 3) float64, m, and mesh_ref_quat : (Mm, 4): each mesh's pose at the last build
@@ -61,7 +62,7 @@ class ContactTable:
         #: status in place: one copy of the table in memory
         self.pair_i, self.pair_j, self.hist, self.out, self.status = self._empty(0)
         self.i_start = np.zeros(n_spheres + 1, dtype=INDEX)
-        self.j_start = np.zeros(n_spheres + 1, dtype=np.int64)
+        self.j_start = np.zeros(n_spheres + 1, dtype=INDEX)
         self.j_pairs = np.zeros(0, dtype=INDEX)
         self.ref_pos = np.zeros((n_spheres, 3))
         self.wall_ref = np.zeros((n_walls, 3))
