@@ -5,9 +5,10 @@ import numpy as np
 import pytest
 
 import contactlab as cl
-from contactlab.engine.history_match import match_pairs, move_rows
+from contactlab.engine.contact_table import ContactTable
+from contactlab.engine.history_match import carry_rows
 from contactlab.neighbors.brute import brute_force_pairs
-from contactlab.neighbors.celllist import build_pairs
+from contactlab.neighbors.celllist import build_pairs, check_bodies, check_pairs, segments_from_counts
 
 from conftest import random_packing
 
@@ -62,7 +63,7 @@ def test_history_survives_rebuilds(glass):
 def test_rows_moved_in_place_equal_a_lookup_by_pair(seed):
     """The rebuild's in-place move of history, output and status rows (engine.history_match)
     against a dictionary from pair (i, j) to its old rows: each surviving pair carries its rows,
-    each new pair starts from zero; lists that grow, shrink and shift both ways, on 1 and 2 blocks."""
+    each new pair starts from zero; lists that grow, shrink and shift both ways."""
     rng = np.random.default_rng(seed)
     n_bodies = 60
     universe = [(i, j) for i in range(n_bodies) for j in range(i + 1, n_bodies + 3)]
@@ -87,12 +88,62 @@ def test_rows_moved_in_place_equal_a_lookup_by_pair(seed):
     old_start[1:] = np.cumsum(np.bincount(old_i, minlength=n_bodies + 3))
     new_i = np.array([p[0] for p in new], dtype=np.uint32)
     new_j = np.array([p[1] for p in new], dtype=np.uint32)
-    for blocks in (1, 2):
-        h, o, s = hist.copy(), out.copy(), status.copy()
-        src = np.empty(n_new, dtype=np.int32)
-        match_pairs(n_new, new_i, new_j, old_start, old_j, src, blocks)
-        move_rows(n_new, src, h, o, s)
-        for k, p in enumerate(new):
-            want = rows.get(p, (np.zeros(3), np.zeros(2), 0))
-            assert np.array_equal(h[k], want[0]) and np.array_equal(o[k], want[1]) and s[k] == want[2], (k, p)
+    new_start = np.zeros(n_bodies + 3 + 1, dtype=np.uint32)
+    new_start[1:] = np.cumsum(np.bincount(new_i, minlength=n_bodies + 3))
+    carry_rows(old_start, old_j, new_start, new_j, hist, out, status)
+    for k, p in enumerate(new):
+        want = rows.get(p, (np.zeros(3), np.zeros(2), 0))
+        assert np.array_equal(hist[k], want[0]) and np.array_equal(out[k], want[1]) and status[k] == want[2], (k, p)
     assert any(p in rows for p in new) and any(p not in rows for p in new)
+
+
+def test_failed_rebuild_leaves_the_list_as_it_was(glass, monkeypatch):
+    """A rebuild that fails after the build has written into the table's buffers (here the merge of
+    the pairs to keep) leaves the list as it was: the run then continues bit for bit like a twin
+    run that never tried (the reference)."""
+    def sim():
+        scene = cl.Scene(gravity=(0, 0, -9.81))
+        scene.fill_box((0, 0, 0), (0.008, 0.008, 0.012), 1e-3, glass, jitter=0.5, seed=3)
+        scene.add_wall(point=(0, 0, 0), normal=(0, 0, 1), material=glass)
+        s = cl.Simulation(scene, cl.models.HertzMindlin(restitution=0.5, friction=0.5))
+        s.run(steps=400)
+        return s
+
+    a, b = sim(), sim()
+    t = a.table
+    assert t.n_pairs > 0
+    before = {k: getattr(t, k).copy() for k in ("pair_i", "pair_j", "i_start", "j_start", "j_pairs", "hist", "out",
+                                                 "status")}
+
+    def fail(*args):
+        raise MemoryError("merge refused (test)")
+
+    monkeypatch.setattr(ContactTable, "_merge", fail)
+    with pytest.raises(MemoryError, match="test"):
+        a.stepper.rebuild(extra_pairs=(np.array([0]), np.array([1])))
+    monkeypatch.undo()
+    n = t.n_pairs
+    for k, v in before.items():
+        got, want = (getattr(t, k)[:n], v[:n]) if k in ("pair_i", "pair_j", "hist", "out", "status") else (getattr(t, k), v)
+        assert np.array_equal(got, want), k
+    a.run(steps=400)
+    b.run(steps=400)
+    assert a.table.builds == b.table.builds
+    np.testing.assert_array_equal(a.positions, b.positions)
+    np.testing.assert_array_equal(a.contacts()["tangential_displacement"], b.contacts()["tangential_displacement"])
+
+
+def test_index_limits_are_refused_clearly():
+    """The cell list's int32 body index and the uint32 pair index: counts whose total reaches 2**32
+    are summed exactly (against Python's integers) and left as they were, and both limits raise."""
+    counts = np.array([0, 2**32 - 1, 7, 3], dtype=np.uint32)
+    i_start = counts.copy()
+    assert segments_from_counts(i_start) == sum(int(c) for c in counts)
+    assert np.array_equal(i_start, counts)
+    small = np.array([0, 2, 0, 5], dtype=np.uint32)
+    assert segments_from_counts(small) == 7 and small.tolist() == [0, 2, 2, 7]
+    with pytest.raises(MemoryError, match="32-bit pair index"):
+        check_pairs(2**32)
+    with pytest.raises(MemoryError, match="2147483648 bodies"):
+        check_bodies(2**31)
+    check_bodies(2**31 - 1)

@@ -4,14 +4,18 @@ from __future__ import annotations
 import numpy as np
 
 from .._jit import n_blocks
-from ..neighbors.celllist import boundary_pairs, build_pairs, transpose_pairs
+from ..neighbors.celllist import boundary_pairs, build_pairs, first_bodies, transpose_pairs
 from ..neighbors.exclusions import filter_pairs, filter_same_clump
 from ..neighbors.periodic_list import build_pairs_periodic
 from ..neighbors.triangles import triangle_pairs
-from .history_match import match_pairs, move_rows
+from .history_match import carry_rows
 from .layout import ACTIVE, INDEX, N_OUT
 
 __all__ = ["ContactTable"]
+
+#: stand-ins for the CSR by second body while a rebuild makes it anew
+_NO_START = np.zeros(0, dtype=INDEX)
+_NO_PAIRS = np.zeros(0, dtype=INDEX)
 
 
 class ContactTable:
@@ -28,7 +32,8 @@ class ContactTable:
         ``out_columns`` is ``N_OUT``, or fewer without the geometry columns)
     status : (capacity,) int8, per pair: ACTIVE, INACTIVE or CLEARED
     i_start : (N+1,) uint32, CSR of the pairs by first body
-    j_start, j_pairs : CSR of the sphere-sphere pairs by second body
+    j_start, j_pairs : (N+1,) uint32, (pairs with a sphere as second body,) uint32: CSR of the
+        sphere-sphere pairs by second body
     ref_pos : (N, 3) float64, m: sphere positions at the last build
     wall_ref : (W, 3) float64, m: wall points at the last build
     mesh_ref_pos : (Mm, 3) float64, m, and mesh_ref_quat : (Mm, 4): each mesh's pose at the last build
@@ -52,12 +57,12 @@ class ContactTable:
         #: width of ``out`` (:func:`contactlab.engine.layout.out_columns`)
         self.out_columns = int(out_columns)
         self.n_pairs = 0
+        #: a rebuild writes the new partners into the buffer of the old first bodies and the new
+        #: first bodies into that of the old partners, and moves the rows of history, outputs and
+        #: status in place: one copy of the table in memory
         self.pair_i, self.pair_j, self.hist, self.out, self.status = self._empty(0)
-        #: the index arrays the next build writes into (rows of history, outputs and status are
-        #: moved in place at a rebuild: one copy of them in memory)
-        self._spare = self._empty(0)[:2]
         self.i_start = np.zeros(n_spheres + 1, dtype=INDEX)
-        self.j_start = np.zeros(n_spheres + 1, dtype=np.int64)
+        self.j_start = np.zeros(n_spheres + 1, dtype=INDEX)
         self.j_pairs = np.zeros(0, dtype=INDEX)
         self.ref_pos = np.zeros((n_spheres, 3))
         self.wall_ref = np.zeros((n_walls, 3))
@@ -123,36 +128,31 @@ class ContactTable:
         their minimum image (:mod:`contactlab.neighbors.periodic_list`).
         ``clump_of`` (N,): each body's clump (-1: none); two members of one clump are never a pair.
         """
-        sp_i, sp_j = self._spare
-        if cell is None:
-            new_i, new_j, n_new, i_start = build_pairs(pos, radius, fixed, self.skin, wall_point, wall_normal, sp_i,
-                                                       sp_j, walls=walls)
-        else:
-            new_i, new_j, n_new, i_start = build_pairs_periodic(pos, radius, fixed, self.skin, wall_point, wall_normal,
-                                                                sp_i, sp_j, cell, walls=walls)
-        if triangles is not None and len(triangles[1]):
-            ti, tj = triangle_pairs(pos, radius, fixed, self.skin, triangles[0], triangles[1], self.first_triangle)
-            if len(ti):
-                new_i, new_j, n_new, i_start = self._merge(new_i, new_j, n_new, ti, tj)
-        if exclusions is not None and exclusions.any:
-            n_new = filter_pairs(n_new, new_i, new_j, i_start, material, wall_material, exclusions.material_active,
-                                 exclusions.keys, exclusions.n_bodies)
-        if clump_of is not None:
-            n_new = filter_same_clump(n_new, new_i, new_j, i_start, clump_of)
-        keep_i, keep_j = self.bonded_pairs()
-        if extra_pairs is not None:
-            keep_i = np.concatenate([keep_i, np.asarray(extra_pairs[0], dtype=np.int64)])
-            keep_j = np.concatenate([keep_j, np.asarray(extra_pairs[1], dtype=np.int64)])
-        if len(keep_i):
-            new_i, new_j, n_new, i_start = self._merge(new_i, new_j, n_new, keep_i, keep_j)
-        if self.hist.shape[0] < n_new:
-            self._grow(max(new_i.shape[0], n_new))
+        # the CSR by second body is made anew at the end: its memory serves the build meanwhile
+        self.j_start, self.j_pairs = _NO_START, _NO_PAIRS
+        try:
+            new_i, new_j, n_new, i_start = self._new_list(pos, radius, fixed, wall_point, wall_normal, exclusions,
+                                                          material, wall_material, extra_pairs, triangles, walls, cell,
+                                                          clump_of)
+            write_i = new_i is None
+            if write_i:
+                # the old partners are read no more once the rows are carried: their buffer takes the
+                # new first bodies
+                new_i = self.pair_j
+                if new_i.shape[0] < n_new or new_i is new_j:
+                    new_i = np.empty(new_j.shape[0], dtype=INDEX)
+            if self.hist.shape[0] < n_new:
+                self._grow(max(new_j.shape[0], n_new))
+        except BaseException:
+            # nothing half-written: the old list's first bodies (whose buffer the build writes) and
+            # its CSR by second body back
+            first_bodies(self.i_start, self.pair_i, n_blocks())
+            self.j_start, self.j_pairs = transpose_pairs(self.n_spheres, self.n_pairs, self.pair_j)
+            raise
         # each pair's rows move to its new place within the same arrays (history_match)
-        src = np.empty(n_new, dtype=np.int32)
-        match_pairs(n_new, new_i, new_j, self.i_start, self.pair_j, src, n_blocks())
-        move_rows(n_new, src, self.hist, self.out, self.status)
-        del src
-        self._spare = (self.pair_i, self.pair_j)
+        carry_rows(self.i_start, self.pair_j, i_start, new_j, self.hist, self.out, self.status)
+        if write_i:
+            first_bodies(i_start, new_i, n_blocks())
         self.pair_i, self.pair_j = new_i, new_j
         self.n_pairs, self.i_start = n_new, i_start
         self.j_start, self.j_pairs = transpose_pairs(self.n_spheres, n_new, new_j)
@@ -164,6 +164,40 @@ class ContactTable:
         self.builds += 1
         if self.track_boundaries:
             self.index_boundaries()
+
+    def _new_list(self, pos, radius, fixed, wall_point, wall_normal, exclusions, material, wall_material, extra_pairs,
+                  triangles, walls, cell, clump_of):
+        """The sorted candidate list of :meth:`rebuild`: ``(pair_i, pair_j, n_pairs, i_start)``, its
+        partners written into the buffer of the old list's first bodies (``i_start`` holds those)
+        where it is long enough; ``pair_i`` None where no step needed the new first bodies."""
+        keep_i, keep_j = self.bonded_pairs()
+        if extra_pairs is not None:
+            keep_i = np.concatenate([keep_i, np.asarray(extra_pairs[0], dtype=np.int64)])
+            keep_j = np.concatenate([keep_j, np.asarray(extra_pairs[1], dtype=np.int64)])
+        if cell is None:
+            _, new_j, n_new, i_start = build_pairs(pos, radius, fixed, self.skin, wall_point, wall_normal, None,
+                                                   self.pair_i, walls=walls)
+        else:
+            _, new_j, n_new, i_start = build_pairs_periodic(pos, radius, fixed, self.skin, wall_point, wall_normal, None,
+                                                            self.pair_i, cell, walls=walls)
+        with_triangles = triangles is not None and len(triangles[1])
+        with_exclusions = exclusions is not None and exclusions.any
+        if not (with_triangles or with_exclusions or clump_of is not None or len(keep_i)):
+            return None, new_j, n_new, i_start
+        new_i = np.empty(new_j.shape[0], dtype=INDEX)
+        first_bodies(i_start, new_i, n_blocks())
+        if with_triangles:
+            ti, tj = triangle_pairs(pos, radius, fixed, self.skin, triangles[0], triangles[1], self.first_triangle)
+            if len(ti):
+                new_i, new_j, n_new, i_start = self._merge(new_i, new_j, n_new, ti, tj)
+        if with_exclusions:
+            n_new = filter_pairs(n_new, new_i, new_j, i_start, material, wall_material, exclusions.material_active,
+                                 exclusions.keys, exclusions.n_bodies)
+        if clump_of is not None:
+            n_new = filter_same_clump(n_new, new_i, new_j, i_start, clump_of)
+        if len(keep_i):
+            new_i, new_j, n_new, i_start = self._merge(new_i, new_j, n_new, keep_i, keep_j)
+        return new_i, new_j, n_new, i_start
 
     def _merge(self, new_i, new_j, n_new, keep_i, keep_j):
         """The sorted union of the built pairs and the pairs that must stay (NumPy, once per rebuild)."""
@@ -185,8 +219,9 @@ class ContactTable:
     def restore(self, pair_i, pair_j, hist, out, status, ref_pos, wall_ref, mesh_ref_pos, mesh_ref_quat, skin, builds):
         """Install a saved list (checkpoint restart)."""
         n = int(pair_i.shape[0])
-        self.pair_i = np.ascontiguousarray(pair_i, dtype=INDEX)
-        self.pair_j = np.ascontiguousarray(pair_j, dtype=INDEX)
+        # copies: a rebuild writes into these buffers
+        self.pair_i = np.array(pair_i, dtype=INDEX)
+        self.pair_j = np.array(pair_j, dtype=INDEX)
         self.hist = np.ascontiguousarray(hist, dtype=np.float64).reshape(n, self.hist_cols)
         # the width the saved run had (format 6 and older: always N_OUT); a table narrower than its
         # scene's gets the geometry columns from the stepper (contact_geometry.store_geometry)
@@ -222,5 +257,5 @@ class ContactTable:
     @property
     def nbytes(self) -> int:
         arrays = (self.pair_i, self.pair_j, self.hist, self.out, self.status, self.i_start, self.j_start,
-                  self.j_pairs, self.ref_pos) + tuple(self._spare)
+                  self.j_pairs, self.ref_pos)
         return int(sum(a.nbytes for a in arrays))

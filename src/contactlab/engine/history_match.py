@@ -1,7 +1,7 @@
 """Contact history across neighbour-list rebuilds: every pair keeps its rows under its key ``(i, j)``.
 
 A rebuild makes a new sorted list of candidate pairs.  Each pair of the new list takes the rows the
-same pair had in the old list, found by binary search among the old partners of its first body.
+same pair had in the old list, found among the old partners of its first body.
 The rules:
 
 * the key of a contact is the pair ``(i, j)``: the first body ``i`` and its partner ``j`` (a body,
@@ -18,53 +18,24 @@ The rules:
 * a contact handed from one mesh triangle to its neighbour keeps its history through the
   triangle selection of the step kernel, not here (a different triangle is a different key).
 
-The rows move within the table's own arrays (one table in memory, not two): the search for each
-new pair's old row is a compiled loop over the new pairs in blocks (:func:`match_pairs`); the move
-itself (:func:`move_rows`) is serial.  It is safe in place because both lists are sorted by the
-same key: the surviving pairs keep their order, so the old row ``s`` of new row ``k`` grows with
-``k``.  Rows moving down (``s > k``) are moved first, in increasing ``k``: the row a move writes is
-below its source, and every source still to be read lies above it.  Rows moving up (``s < k``)
-are moved next, in decreasing ``k``: symmetrically.  The rows of new pairs are zeroed last.  The
-result is the same copy as into fresh arrays, whatever the number of threads.
+The rows move within the table's own arrays (one table in memory, not two), found by walking the
+old and the new partners of each first body side by side (both are sorted by partner): no array of
+old rows is kept, and the old list's partners are read only, so the new partners can be written
+into the buffer of the old first bodies (:meth:`~contactlab.engine.contact_table.ContactTable.rebuild`).
+It is safe in place because both lists are sorted by the same key: the surviving pairs keep their
+order, so the old row ``s`` of new row ``k`` grows with ``k``.  Rows moving down (``s > k``) are
+moved first, in increasing ``k``: the row a move writes is below its source, and every source
+still to be read lies above it.  Rows moving up (``s < k``) are moved next, in decreasing ``k``:
+symmetrically; the rows of new pairs are zeroed in the same pass (the downward moves are done, and
+an upward move still to come reads a row below its own destination, so below the zeroed row).  The result is the same copy as into fresh arrays.
 """
 from __future__ import annotations
 
 import numpy as np
-from numba import prange
 
-from .._jit import jit, kernel, pkernel
+from .._jit import jit, kernel
 
-__all__ = ["match_pairs", "move_rows"]
-
-
-@jit
-def _old_row(i, j, old_i_start, old_j):
-    """The row of pair ``(i, j)`` in the old list (binary search among the old partners of ``i``,
-    sorted), or -1."""
-    lo = np.int64(old_i_start[i])
-    hi = np.int64(old_i_start[i + 1])
-    end = hi
-    while lo < hi:
-        mid = (lo + hi) // 2
-        if old_j[mid] < j:
-            lo = mid + 1
-        else:
-            hi = mid
-    if lo < end and old_j[lo] == j:
-        return lo
-    return -1
-
-
-@pkernel
-def match_pairs(n_new, new_i, new_j, old_i_start, old_j, src, n_blocks):
-    """``src[k]``: the old row of the new list's pair ``k`` (the same ``(i, j)``), -1 for a pair new
-    to the list.  ``new_i``, ``new_j`` (uint32): the new list, sorted by ``(i, j)``, its first
-    ``n_new`` pairs valid; ``old_i_start`` (N+1): the old list's CSR by first body and ``old_j``
-    its partners; ``src`` (>= n_new,) int32, written."""
-    b = max((n_new + n_blocks - 1) // n_blocks, 1)
-    for c in prange((n_new + b - 1) // b):
-        for k in range(c * b, min((c + 1) * b, n_new)):
-            src[k] = _old_row(new_i[k], new_j[k], old_i_start, old_j)
+__all__ = ["carry_rows"]
 
 
 @jit
@@ -76,27 +47,46 @@ def _copy_row(s, k, hist, out, status):
     status[k] = status[s]
 
 
-@kernel
-def move_rows(n_new, src, hist, out, status):
-    """Move each surviving pair's rows of history, outputs and status from its old row ``src[k]``
-    to its new row ``k`` in the same arrays, and zero the rows of the pairs new to the list.
+@jit
+def _zero_row(k, hist, out, status):
+    for c in range(hist.shape[1]):
+        hist[k, c] = 0.0
+    for c in range(out.shape[1]):
+        out[k, c] = 0.0
+    status[k] = 0
 
-    Both lists are sorted by the same key, so ``src`` is increasing over the surviving pairs: a
-    row moving down (``src[k] >= k``) is moved in increasing ``k`` and a row moving up in
-    decreasing ``k``, and neither overwrites a row still to be read (the module docstring).  Serial:
-    the order is what makes it safe."""
-    for k in range(n_new):
-        s = src[k]
-        if s > k:
-            _copy_row(s, k, hist, out, status)
-    for k in range(n_new - 1, -1, -1):
-        s = src[k]
-        if 0 <= s < k:
-            _copy_row(s, k, hist, out, status)
-    for k in range(n_new):
-        if src[k] < 0:
-            for c in range(hist.shape[1]):
-                hist[k, c] = 0.0
-            for c in range(out.shape[1]):
-                out[k, c] = 0.0
-            status[k] = 0
+
+@kernel
+def carry_rows(old_start, old_j, new_start, new_j, hist, out, status):
+    """Move each surviving pair's rows of history, outputs and status from its row in the old list
+    to its row ``k`` in the new list, in the same arrays, and zero the rows of the pairs new to the
+    list.
+
+    ``old_start``, ``new_start`` (N+1,): each list's CSR by first body; ``old_j``, ``new_j``
+    (uint32): each list's partners, sorted within a first body (the pair ``(i, j)`` is the key);
+    ``hist`` (rows, H), ``out`` (rows, C), ``status`` (rows,): both lists' rows, written.  A pair's
+    old row is found by walking the old partners of its first body alongside the new ones: forward
+    for the rows moving down (in increasing ``k``), backward for the rows moving up (in decreasing
+    ``k``) and the new pairs (the module docstring).  Serial: the order is what makes it safe."""
+    n = new_start.shape[0] - 1
+    for i in range(n):
+        s = np.int64(old_start[i])
+        s_end = np.int64(old_start[i + 1])
+        for k in range(np.int64(new_start[i]), np.int64(new_start[i + 1])):
+            j = new_j[k]
+            while s < s_end and old_j[s] < j:
+                s += 1
+            if s < s_end and old_j[s] == j and s > k:
+                _copy_row(s, k, hist, out, status)
+    for i in range(n - 1, -1, -1):
+        s = np.int64(old_start[i + 1]) - 1
+        s_begin = np.int64(old_start[i])
+        for k in range(np.int64(new_start[i + 1]) - 1, np.int64(new_start[i]) - 1, -1):
+            j = new_j[k]
+            while s >= s_begin and old_j[s] > j:
+                s -= 1
+            if s >= s_begin and old_j[s] == j:
+                if s < k:
+                    _copy_row(s, k, hist, out, status)
+            else:
+                _zero_row(k, hist, out, status)

@@ -16,15 +16,16 @@ pass writes the partners, sorted.  The result does not depend on the number of t
 """
 from __future__ import annotations
 
+import math
+
 import numpy as np
 from numba import prange
 
 from .._jit import jit, kernel, n_blocks, pkernel
 from ..geometry.sphere_cylinder import N_WALL_SHAPE, WALL_PLANE, cylinder_surface
 
-__all__ = ["build_pairs", "transpose_pairs", "boundary_pairs", "grid_for"]
-
-
+__all__ = ["build_pairs", "first_bodies", "pair_buffers", "transpose_pairs", "boundary_pairs", "grid_for", "bin_bodies",
+           "cell_index", "body_radius", "check_bodies", "check_pairs", "segments_from_counts"]
 
 
 def grid_for(pos: np.ndarray, cell: float, max_cells: int):
@@ -58,53 +59,86 @@ def _bounds(pos):
     return lo, hi
 
 
+@jit
+def cell_index(x, y, z, origin, inv_w, dims):
+    """The cell (index into the grid of ``dims`` cells, x fastest) of the point ``(x, y, z)``;
+    points outside the grid go to its border cells."""
+    cx = min(max(int((x - origin[0]) * inv_w[0]), 0), dims[0] - 1)
+    cy = min(max(int((y - origin[1]) * inv_w[1]), 0), dims[1] - 1)
+    cz = min(max(int((z - origin[2]) * inv_w[2]), 0), dims[2] - 1)
+    return (cz * dims[1] + cy) * dims[0] + cx
+
+
 @kernel
 def bin_bodies(pos, radius, fixed, origin, inv_w, dims):
     """Counting sort into cells of widths ``1 / inv_w`` (3,) m (the plain and the periodic list).
 
-    Returns ``cell_of`` (per sphere), ``cell_start`` (CSR over cells), ``items`` (sphere indices in
-    cell order) and ``sorted_xr`` (x, y, z, r, fixed flag of ``items``, in cell order).
+    Returns ``cell_start`` (ncell+1,) int32 (CSR over cells), ``items`` (N,) int32 (body indices
+    in cell order, increasing within a cell) and ``sorted_xr`` (N, 4) float64 (x, y, z, r of
+    ``items`` in cell order, r negative for a fixed body: :func:`body_radius`).  A body's cell is
+    computed again from its copied coordinates (:func:`cell_index`) where needed: no per-body
+    array of cells.  ``N < 2**31`` (:func:`check_bodies`).
     """
     n = pos.shape[0]
     ncell = dims[0] * dims[1] * dims[2]
-    cell_of = np.empty(n, dtype=np.int64)
-    counts = np.zeros(ncell + 1, dtype=np.int64)
+    # counts per cell, then ends of cells; then starts, filling each cell from its end (bodies in
+    # decreasing order: increasing within a cell)
+    cell_start = np.zeros(ncell + 1, dtype=np.int32)
     for p in range(n):
-        cx = min(max(int((pos[p, 0] - origin[0]) * inv_w[0]), 0), dims[0] - 1)
-        cy = min(max(int((pos[p, 1] - origin[1]) * inv_w[1]), 0), dims[1] - 1)
-        cz = min(max(int((pos[p, 2] - origin[2]) * inv_w[2]), 0), dims[2] - 1)
-        c = (cz * dims[1] + cy) * dims[0] + cx
-        cell_of[p] = c
-        counts[c + 1] += 1
-    for c in range(ncell):
-        counts[c + 1] += counts[c]
-    fill = counts[:-1].copy()
-    items = np.empty(n, dtype=np.int64)
-    sorted_xr = np.empty((n, 5))
-    for p in range(n):
-        c = cell_of[p]
-        q = fill[c]
+        cell_start[cell_index(pos[p, 0], pos[p, 1], pos[p, 2], origin, inv_w, dims)] += 1
+    for c in range(1, ncell):
+        cell_start[c] += cell_start[c - 1]
+    cell_start[ncell] = n
+    items = np.empty(n, dtype=np.int32)
+    sorted_xr = np.empty((n, 4))
+    for p in range(n - 1, -1, -1):
+        c = cell_index(pos[p, 0], pos[p, 1], pos[p, 2], origin, inv_w, dims)
+        q = cell_start[c] - 1
+        cell_start[c] = q
         items[q] = p
         sorted_xr[q, 0] = pos[p, 0]
         sorted_xr[q, 1] = pos[p, 1]
         sorted_xr[q, 2] = pos[p, 2]
-        sorted_xr[q, 3] = radius[p]
-        sorted_xr[q, 4] = 1.0 if fixed[p] else 0.0
-        fill[c] = q + 1
-    return cell_of, counts, items, sorted_xr
+        sorted_xr[q, 3] = -radius[p] if fixed[p] else radius[p]
+    return cell_start, items, sorted_xr
 
 
 @jit
-def _scan_sphere(q, cell_of, cell_start, items, sorted_xr, dims, skin, wall_point, wall_normal, wall_kind, wall_shape,
-                 n_s, out, base):
+def body_radius(r):
+    """``(radius, fixed)`` of a body from its column 3 of ``sorted_xr`` (:func:`bin_bodies`)."""
+    return abs(r), math.copysign(1.0, r) < 0.0
+
+
+def check_bodies(n: int) -> None:
+    """The cell list indexes bodies with int32: refuse ``n >= 2**31``."""
+    if n >= 2**31:
+        raise MemoryError(f"{n} bodies exceed the cell list's 32-bit body index (at most 2**31 - 1 = {2**31 - 1})")
+
+
+@kernel
+def segments_from_counts(i_start):
+    """``i_start`` (N+1,) uint32 holding each body's partner count at ``[i + 1]`` (``[0]`` zero)
+    becomes its CSR by prefix sum, in place, unless the total reaches ``2**32``.  Returns the
+    total (int)."""
+    total = np.int64(0)
+    for p in range(1, i_start.shape[0]):
+        total += np.int64(i_start[p])
+    if total < np.int64(2**32):
+        for p in range(1, i_start.shape[0]):
+            i_start[p] += i_start[p - 1]
+    return total
+
+
+@jit
+def _scan_sphere(q, cell_start, items, sorted_xr, origin, inv_w, dims, skin, wall_point, wall_normal, wall_kind,
+                 wall_shape, n_s, out, base):
     """Count (``out`` empty) or write (into ``out[base:]``) the partners j > i of sphere ``items[q]``."""
     i = items[q]
     xi = sorted_xr[q, 0]
     yi = sorted_xr[q, 1]
     zi = sorted_xr[q, 2]
-    ri = sorted_xr[q, 3]
-    fi = sorted_xr[q, 4] != 0.0
-    c = cell_of[i]
+    ri, fi = body_radius(sorted_xr[q, 3])
+    c = cell_index(xi, yi, zi, origin, inv_w, dims)
     cx = c % dims[0]
     cy = (c // dims[0]) % dims[1]
     cz = c // (dims[0] * dims[1])
@@ -120,12 +154,13 @@ def _scan_sphere(q, cell_of, cell_start, items, sorted_xr, dims, skin, wall_poin
                 j = items[qq]
                 if j <= i:
                     continue
-                if fi and sorted_xr[qq, 4] != 0.0:
+                rj, fj = body_radius(sorted_xr[qq, 3])
+                if fi and fj:
                     continue
                 dx = sorted_xr[qq, 0] - xi
                 dy = sorted_xr[qq, 1] - yi
                 dz = sorted_xr[qq, 2] - zi
-                reach = ri + sorted_xr[qq, 3] + skin
+                reach = ri + rj + skin
                 if dx * dx + dy * dy + dz * dz < reach * reach:
                     if write:
                         out[base + count] = j
@@ -167,49 +202,54 @@ def sorted_with_walls(out, base, count, write, fi, xi, yi, zi, ri, skin, wall_po
 
 
 @kernel
-def _count_chunk(q0, q1, cell_of, cell_start, items, sorted_xr, dims, skin, wall_point, wall_normal, wall_kind,
-                 wall_shape, counts):
+def _count_chunk(q0, q1, cell_start, items, sorted_xr, origin, inv_w, dims, skin, wall_point, wall_normal, wall_kind,
+                 wall_shape, i_start):
     empty = np.empty(0, dtype=np.uint32)
     n = items.shape[0]
     for q in range(q0, q1):
-        counts[items[q]] = _scan_sphere(q, cell_of, cell_start, items, sorted_xr, dims, skin, wall_point,
-                                        wall_normal, wall_kind, wall_shape, n, empty, 0)
+        i_start[items[q] + 1] = _scan_sphere(q, cell_start, items, sorted_xr, origin, inv_w, dims, skin, wall_point,
+                                             wall_normal, wall_kind, wall_shape, n, empty, 0)
 
 
 @pkernel
-def _count(cell_of, cell_start, items, sorted_xr, dims, skin, wall_point, wall_normal, wall_kind, wall_shape, counts, n_blocks):
+def _count(cell_start, items, sorted_xr, origin, inv_w, dims, skin, wall_point, wall_normal, wall_kind, wall_shape,
+           i_start, n_blocks):
     n = items.shape[0]
     b = max((n + n_blocks - 1) // n_blocks, 1)
     for c in prange((n + b - 1) // b):
-        _count_chunk(c * b, min((c + 1) * b, n), cell_of, cell_start, items, sorted_xr, dims, skin,
-                     wall_point, wall_normal, wall_kind, wall_shape, counts)
+        _count_chunk(c * b, min((c + 1) * b, n), cell_start, items, sorted_xr, origin, inv_w, dims, skin,
+                     wall_point, wall_normal, wall_kind, wall_shape, i_start)
 
 
 @kernel
-def _fill_chunk(q0, q1, cell_of, cell_start, items, sorted_xr, dims, skin, wall_point, wall_normal, wall_kind,
+def _fill_chunk(q0, q1, cell_start, items, sorted_xr, origin, inv_w, dims, skin, wall_point, wall_normal, wall_kind,
                 wall_shape, i_start, pair_i, pair_j):
     n = items.shape[0]
+    with_i = pair_i.shape[0] > 0
     for q in range(q0, q1):
         i = items[q]
         base = i_start[i]
-        _scan_sphere(q, cell_of, cell_start, items, sorted_xr, dims, skin, wall_point, wall_normal, wall_kind,
+        _scan_sphere(q, cell_start, items, sorted_xr, origin, inv_w, dims, skin, wall_point, wall_normal, wall_kind,
                      wall_shape, n, pair_j, base)
-        for k in range(base, i_start[i + 1]):
-            pair_i[k] = i
+        if with_i:
+            for k in range(base, i_start[i + 1]):
+                pair_i[k] = i
 
 
 @pkernel
-def _fill(cell_of, cell_start, items, sorted_xr, dims, skin, wall_point, wall_normal, wall_kind, wall_shape, i_start,
-          pair_i, pair_j, n_blocks):
+def _fill(cell_start, items, sorted_xr, origin, inv_w, dims, skin, wall_point, wall_normal, wall_kind, wall_shape,
+          i_start, pair_i, pair_j, n_blocks):
     n = items.shape[0]
     b = max((n + n_blocks - 1) // n_blocks, 1)
     for c in prange((n + b - 1) // b):
-        _fill_chunk(c * b, min((c + 1) * b, n), cell_of, cell_start, items, sorted_xr, dims, skin,
+        _fill_chunk(c * b, min((c + 1) * b, n), cell_start, items, sorted_xr, origin, inv_w, dims, skin,
                     wall_point, wall_normal, wall_kind, wall_shape, i_start, pair_i, pair_j)
 
 
 def build_pairs(pos, radius, fixed, skin, wall_point, wall_normal, pair_i, pair_j, max_cells=None, walls=None):
-    """Build the sorted candidate list into ``pair_i``/``pair_j`` (uint32, grown if too small).
+    """Build the sorted candidate list into ``pair_i``/``pair_j`` (uint32, each replaced by a new
+    array if too small; ``pair_i`` None: the first bodies are not written, :func:`first_bodies`
+    writes them from ``i_start`` later).
 
     ``walls = (wall_kind (W,), wall_shape (W, 4))`` for a scene with cylinder walls (default: every
     wall a plane).
@@ -218,50 +258,79 @@ def build_pairs(pos, radius, fixed, skin, wall_point, wall_normal, pair_i, pair_
     the list by first body.
     """
     n = pos.shape[0]
+    check_bodies(n)
     cell = 2.0 * float(radius.max()) + skin
     if max_cells is None:
         max_cells = max(8 * n, 4096)
     origin, inv_cell, dims = grid_for(pos, cell, max_cells)
-    cell_of, cell_start, items, sorted_xr = bin_bodies(pos, radius, fixed, origin, np.full(3, inv_cell), dims)
-    counts = np.empty(n, dtype=np.int64)
+    inv_w = np.full(3, inv_cell)
+    cell_start, items, sorted_xr = bin_bodies(pos, radius, fixed, origin, inv_w, dims)
     if walls is None:
         walls = (np.zeros(wall_point.shape[0], dtype=np.uint8), np.zeros((wall_point.shape[0], N_WALL_SHAPE)))
     wall_kind, wall_shape = walls
-    _count(cell_of, cell_start, items, sorted_xr, dims, skin, wall_point, wall_normal, wall_kind, wall_shape, counts,
-           n_blocks())
-    total = np.cumsum(counts)
-    n_pairs = int(total[-1]) if n else 0
+    args = (cell_start, items, sorted_xr, origin, inv_w, dims, skin, wall_point, wall_normal, wall_kind, wall_shape)
+    # each sphere's partner count at i_start[i + 1], then the prefix sum in place
+    i_start = np.zeros(n + 1, dtype=np.uint32)
+    _count(*args, i_start, n_blocks())
+    n_pairs = segments_from_counts(i_start)
+    check_pairs(n_pairs)
+    pair_i, pair_j = pair_buffers(n_pairs, pair_i, pair_j)
+    _fill(*args, i_start, _NO_PAIRS if pair_i is None else pair_i, pair_j, n_blocks())
+    return pair_i, pair_j, n_pairs, i_start
+
+
+_NO_PAIRS = np.zeros(0, dtype=np.uint32)
+
+
+def check_pairs(n_pairs: int) -> None:
+    """Pairs are indexed with uint32: refuse ``n_pairs >= 2**32``."""
     if n_pairs >= 2**32:
         raise MemoryError(f"{n_pairs} candidate pairs exceed the 32-bit pair index")
-    i_start = np.zeros(n + 1, dtype=np.uint32)
-    i_start[1:] = total
-    if n_pairs > pair_i.shape[0]:
-        cap = max(int(1.5 * n_pairs), 16)
+
+
+def pair_buffers(n_pairs: int, pair_i, pair_j):
+    """``pair_i`` (or None) and ``pair_j``, each replaced by a new uint32 array of 1.5 ``n_pairs``
+    if shorter than ``n_pairs`` (the plain and the periodic list)."""
+    cap = max(int(1.5 * n_pairs), 16)
+    if pair_i is not None and n_pairs > pair_i.shape[0]:
         pair_i = np.empty(cap, dtype=np.uint32)
+    if n_pairs > pair_j.shape[0]:
         pair_j = np.empty(cap, dtype=np.uint32)
-    _fill(cell_of, cell_start, items, sorted_xr, dims, skin, wall_point, wall_normal, wall_kind, wall_shape, i_start,
-          pair_i, pair_j, n_blocks())
-    return pair_i, pair_j, n_pairs, i_start
+    return pair_i, pair_j
+
+
+@pkernel
+def first_bodies(i_start, pair_i, n_blocks):
+    """Write ``pair_i[k] = i`` for the pairs ``k`` of each first body ``i`` of the CSR ``i_start`` (N+1,)."""
+    n = i_start.shape[0] - 1
+    b = max((n + n_blocks - 1) // n_blocks, 1)
+    for c in prange((n + b - 1) // b):
+        for i in range(c * b, min((c + 1) * b, n)):
+            for k in range(i_start[i], i_start[i + 1]):
+                pair_i[k] = i
 
 
 @kernel
 def transpose_pairs(n_spheres, n_pairs, pair_j):
-    """CSR of the pair list by second body (spheres only): (j_start (N+1), j_pairs (uint32)), pairs
-    in order."""
-    j_start = np.zeros(n_spheres + 1, dtype=np.int64)
+    """CSR of the pair list by second body (spheres only): (j_start (N+1,) uint32, j_pairs (uint32)),
+    each body's pairs in increasing order (counts per body, their ends by prefix sum, then each
+    body's pairs placed from its end, in decreasing order: no second array of positions)."""
+    j_start = np.zeros(n_spheres + 1, dtype=np.uint32)
     for k in range(n_pairs):
         j = pair_j[k]
         if j < n_spheres:
-            j_start[j + 1] += 1
-    for p in range(n_spheres):
-        j_start[p + 1] += j_start[p]
-    fill = j_start[:-1].copy()
-    j_pairs = np.empty(j_start[n_spheres], dtype=np.uint32)
-    for k in range(n_pairs):
+            j_start[j] += 1
+    for p in range(1, n_spheres):
+        j_start[p] += j_start[p - 1]
+    total = j_start[n_spheres - 1] if n_spheres else 0
+    j_start[n_spheres] = total
+    j_pairs = np.empty(total, dtype=np.uint32)
+    for k in range(n_pairs - 1, -1, -1):
         j = pair_j[k]
         if j < n_spheres:
-            j_pairs[fill[j]] = k
-            fill[j] += 1
+            q = j_start[j] - 1
+            j_start[j] = q
+            j_pairs[q] = k
     return j_start, j_pairs
 
 

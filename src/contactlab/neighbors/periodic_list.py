@@ -24,7 +24,8 @@ from numba import prange
 from .._jit import jit, n_blocks, pkernel
 from ..errors import InputError, SimulationBlowUp
 from ..geometry.periodic import CELL_FLOW, CELL_GRADIENT, CELL_LENGTH, CELL_LOWER, CELL_PERIODIC, CELL_SHEAR, min_image
-from .celllist import bin_bodies, sorted_with_walls
+from .celllist import (bin_bodies, body_radius, cell_index, check_bodies, check_pairs, pair_buffers, segments_from_counts,
+                       sorted_with_walls)
 from ..geometry.sphere_cylinder import N_WALL_SHAPE
 
 __all__ = ["build_pairs_periodic", "check_cell", "periodic_grid"]
@@ -93,16 +94,15 @@ def _axis_cell(a, k, c, dims, cell, g, f, layer, x, origin, inv_w, reach):
 
 
 @jit
-def _scan(q, cell_of, cell_start, items, sorted_xr, dims, origin, inv_w, reach, skin, cell, wall_point, wall_normal,
+def _scan(q, cell_start, items, sorted_xr, dims, origin, inv_w, reach, skin, cell, wall_point, wall_normal,
           wall_kind, wall_shape, n_s, out, base):
     """Count (``out`` empty) or write (into ``out[base:]``) the partners j > i of body ``items[q]``."""
     i = items[q]
     xi = sorted_xr[q, 0]
     yi = sorted_xr[q, 1]
     zi = sorted_xr[q, 2]
-    ri = sorted_xr[q, 3]
-    fi = sorted_xr[q, 4] != 0.0
-    c = cell_of[i]
+    ri, fi = body_radius(sorted_xr[q, 3])
+    c = cell_index(xi, yi, zi, origin, inv_w, dims)
     cc = (c % dims[0], (c // dims[0]) % dims[1], c // (dims[0] * dims[1]))
     xs = (xi, yi, zi)
     g = int(cell[CELL_GRADIENT])
@@ -127,11 +127,12 @@ def _scan(q, cell_of, cell_start, items, sorted_xr, dims, origin, inv_w, reach, 
                     j = items[qq]
                     if j <= i:
                         continue
-                    if fi and sorted_xr[qq, 4] != 0.0:
+                    rj, fj = body_radius(sorted_xr[qq, 3])
+                    if fi and fj:
                         continue
                     dx, dy, dz, _, _, _ = min_image(sorted_xr[qq, 0] - xi, sorted_xr[qq, 1] - yi,
                                                     sorted_xr[qq, 2] - zi, cell)
-                    r = ri + sorted_xr[qq, 3] + skin
+                    r = ri + rj + skin
                     if dx * dx + dy * dy + dz * dz < r * r:
                         if write:
                             out[base + count] = j
@@ -141,59 +142,56 @@ def _scan(q, cell_of, cell_start, items, sorted_xr, dims, origin, inv_w, reach, 
 
 
 @pkernel
-def _count(cell_of, cell_start, items, sorted_xr, dims, origin, inv_w, reach, skin, cell, wall_point, wall_normal,
-           wall_kind, wall_shape, counts, n_blocks):
+def _count(cell_start, items, sorted_xr, dims, origin, inv_w, reach, skin, cell, wall_point, wall_normal,
+           wall_kind, wall_shape, i_start, n_blocks):
     n = items.shape[0]
     b = max((n + n_blocks - 1) // n_blocks, 1)
     empty = np.empty(0, dtype=np.uint32)
     for c in prange((n + b - 1) // b):
         for q in range(c * b, min((c + 1) * b, n)):
-            counts[items[q]] = _scan(q, cell_of, cell_start, items, sorted_xr, dims, origin, inv_w, reach, skin, cell,
-                                     wall_point, wall_normal, wall_kind, wall_shape, n, empty, 0)
+            i_start[items[q] + 1] = _scan(q, cell_start, items, sorted_xr, dims, origin, inv_w, reach, skin, cell,
+                                          wall_point, wall_normal, wall_kind, wall_shape, n, empty, 0)
 
 
 @pkernel
-def _fill(cell_of, cell_start, items, sorted_xr, dims, origin, inv_w, reach, skin, cell, wall_point, wall_normal,
+def _fill(cell_start, items, sorted_xr, dims, origin, inv_w, reach, skin, cell, wall_point, wall_normal,
           wall_kind, wall_shape, i_start, pair_i, pair_j, n_blocks):
     n = items.shape[0]
     b = max((n + n_blocks - 1) // n_blocks, 1)
+    with_i = pair_i.shape[0] > 0
     for c in prange((n + b - 1) // b):
         for q in range(c * b, min((c + 1) * b, n)):
             i = items[q]
             base = i_start[i]
-            _scan(q, cell_of, cell_start, items, sorted_xr, dims, origin, inv_w, reach, skin, cell, wall_point,
+            _scan(q, cell_start, items, sorted_xr, dims, origin, inv_w, reach, skin, cell, wall_point,
                   wall_normal, wall_kind, wall_shape, n, pair_j, base)
-            for k in range(base, i_start[i + 1]):
-                pair_i[k] = i
+            if with_i:
+                for k in range(base, i_start[i + 1]):
+                    pair_i[k] = i
 
 
 def build_pairs_periodic(pos, radius, fixed, skin, wall_point, wall_normal, pair_i, pair_j, cell, max_cells=None,
                          walls=None):
     """:func:`contactlab.neighbors.celllist.build_pairs` for a periodic scene (``cell``: the
-    state's cell vector, :mod:`contactlab.geometry.periodic`); the same return value
-    ``(pair_i, pair_j, n_pairs, i_start)``."""
+    state's cell vector, :mod:`contactlab.geometry.periodic`); the same arguments (``pair_i`` None:
+    the first bodies not written) and return value ``(pair_i, pair_j, n_pairs, i_start)``."""
     n = pos.shape[0]
+    check_bodies(n)
     reach = 2.0 * float(radius.max()) + skin
     if max_cells is None:
         max_cells = max(8 * n, 4096)
     origin, inv_w, dims = periodic_grid(pos, cell, reach, max_cells)
-    cell_of, cell_start, items, sorted_xr = bin_bodies(pos, radius, fixed, origin, inv_w, dims)
+    cell_start, items, sorted_xr = bin_bodies(pos, radius, fixed, origin, inv_w, dims)
     if walls is None:
         walls = (np.zeros(wall_point.shape[0], dtype=np.uint8), np.zeros((wall_point.shape[0], N_WALL_SHAPE)))
     wall_kind, wall_shape = walls
-    counts = np.empty(n, dtype=np.int64)
-    args = (cell_of, cell_start, items, sorted_xr, dims, origin, inv_w, reach, float(skin), cell, wall_point,
+    args = (cell_start, items, sorted_xr, dims, origin, inv_w, reach, float(skin), cell, wall_point,
             wall_normal, wall_kind, wall_shape)
-    _count(*args, counts, n_blocks())
-    total = np.cumsum(counts)
-    n_pairs = int(total[-1]) if n else 0
-    if n_pairs >= 2**32:
-        raise MemoryError(f"{n_pairs} candidate pairs exceed the 32-bit pair index")
+    # each body's partner count at i_start[i + 1], then the prefix sum in place
     i_start = np.zeros(n + 1, dtype=np.uint32)
-    i_start[1:] = total
-    if n_pairs > pair_i.shape[0]:
-        cap = max(int(1.5 * n_pairs), 16)
-        pair_i = np.empty(cap, dtype=np.uint32)
-        pair_j = np.empty(cap, dtype=np.uint32)
-    _fill(*args, i_start, pair_i, pair_j, n_blocks())
+    _count(*args, i_start, n_blocks())
+    n_pairs = segments_from_counts(i_start)
+    check_pairs(n_pairs)
+    pair_i, pair_j = pair_buffers(n_pairs, pair_i, pair_j)
+    _fill(*args, i_start, np.zeros(0, dtype=np.uint32) if pair_i is None else pair_i, pair_j, n_blocks())
     return pair_i, pair_j, n_pairs, i_start
