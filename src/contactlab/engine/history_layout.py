@@ -106,11 +106,13 @@ class HistoryLayout:
 
 def continued_layout(law, hist: np.ndarray, layout: HistoryLayout) -> HistoryLayout:
     """The layout in which a table whose rows ``hist`` are in ``layout`` goes on under ``law``: the
-    law's own (:meth:`HistoryLayout.of`), except that a column it would drop that holds a non-zero
-    value in some row stays stored (the law carries it along as it would with every column stored;
-    dropping it would lose it)."""
+    law's own (:meth:`HistoryLayout.of`), unless a column it would drop and ``layout`` stores holds
+    a non-zero value in some row (the law carries it along as it would with every column stored;
+    dropping it would lose it): then only the columns that ``layout`` drops too (a layout is
+    always the law's own or one a run already had, so no other kernels are made)."""
     target = law.unused_history_columns()
     hist = np.asarray(hist)
-    busy = {c for c in target if c not in layout.dropped and hist.shape[0]
-            and np.any(hist[:, layout.column(c)] != 0.0)}
-    return HistoryLayout(law.history_size, tuple(c for c in target if c not in busy))
+    newly = [layout.column(c) for c in target if c not in layout.dropped]
+    if newly and hist.shape[0] and np.any(hist[:, newly] != 0.0):
+        target = tuple(c for c in target if c in layout.dropped)
+    return HistoryLayout(law.history_size, target)
