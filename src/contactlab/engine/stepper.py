@@ -136,8 +136,8 @@ class Stepper:
     bond_log : BondLog, optional
         Where broken bonds are logged (default: a new, empty log).
     saved_table : dict, optional
-        A saved contact table (:meth:`ContactTable.saved` plus ``skin`` and ``builds``) to install
-        instead of building the neighbour list (a restart).
+        A saved contact table (:meth:`saved_table`: the history in the law's full layout, plus
+        ``skin`` and ``builds``) to install instead of building the neighbour list (a restart).
     """
 
     def __init__(self, model, state, law, *, skin: float, max_overlap: float, local_damping: float,
@@ -157,13 +157,11 @@ class Stepper:
         #: which of the law's history columns the table stores (:mod:`contactlab.engine.history_layout`):
         #: the law's own layout, or for a saved table (which comes in the full layout) the one it continues in
         self.history_layout = HistoryLayout.of(law)
-        if saved_table is not None:
-            saved_table = dict(saved_table)
-            saved_hist = np.asarray(saved_table["hist"], dtype=np.float64)
-            saved_hist = saved_hist.reshape(saved_hist.shape[0], -1)
+        saved_hist = None if saved_table is None else np.asarray(saved_table["hist"], dtype=np.float64)
+        if saved_hist is not None and saved_hist.ndim == 2 and saved_hist.shape[0]:
             full = HistoryLayout(law.history_size)
             self.history_layout = continued_layout(law, saved_hist, full)
-            saved_table["hist"] = full.convert(saved_hist, self.history_layout)
+            saved_table = dict(saved_table, hist=full.convert(saved_hist, self.history_layout))
         n_hist = self.history_layout.width + max(n_terms, 1)
         #: first of the three history columns that keep a shape pair's last normal (-1: spheres only)
         self.geo_col = n_hist if model.has_shapes else -1
