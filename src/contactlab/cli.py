@@ -131,7 +131,7 @@ def _validate(args) -> int:
         name = args.model.partition(":")[2].replace(".", "_")
         out = Path(args.out) if args.out else Path(f"validation-{name}")
 
-        if not is_compiled(model.law_module):
+        if not is_compiled(model.law_module, dropped=model.unused_history_columns()):
             print("contactlab: compiling the kernels for this contact law (first run only, ~20-50 s)...", flush=True)
         print(f"contactlab: validating {model!r} ({'quick' if args.quick else 'full'} battery, groups "
               f"{', '.join(groups or GROUPS)})", flush=True)
@@ -171,7 +171,7 @@ def _run(args) -> int:
               f"{spec.model.name})", flush=True)
         t0 = time.perf_counter()
 
-        if not is_compiled(spec.model.law_module):
+        if not is_compiled(spec.model.law_module, dropped=spec.model.unused_history_columns()):
             print("contactlab: compiling the kernels for this contact law (first run only, ~20-40 s)...",
                   flush=True)
         if args.restart:

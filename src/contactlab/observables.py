@@ -13,6 +13,7 @@ import numpy as np
 
 from .engine import layout
 from .engine.contact_geometry import pair_geometry
+from .engine.history_layout import HistoryLayout
 from .geometry.periodic import lattice_shift_np, min_image_np
 from .geometry.rotation import rotation_matrices, rotation_matrix
 from .geometry.sphere_cylinder import WALL_PLANE, cylinder_surface_np
@@ -77,8 +78,12 @@ def pair_data(model, state, table, law, i: np.ndarray, jraw: np.ndarray, rows: n
     have = rows >= 0
     out = np.zeros((npair, t.out.shape[1]))
     out[have] = t.out[rows[have]]
-    hist = np.zeros((npair, t.hist.shape[1]))
-    hist[have] = t.hist[rows[have]]
+    # every history field of the law, zeros for those the table does not store (history_layout)
+    hist_layout = t.history_layout
+    if hist_layout is None:
+        hist_layout = HistoryLayout(law.history_size)
+    hist = np.zeros((npair, t.hist.shape[1] + len(hist_layout.dropped)))
+    hist[have] = hist_layout.widen(t.hist[rows[have]])
     contact_point = xi + (ri - 0.5 * overlap)[:, None] * normal
     # where the kernel evaluated the contact, its geometry as the narrow phase found it (the
     # only source for non-spherical bodies and mesh triangles; stored, or recomputed bit for bit)

@@ -298,9 +298,9 @@ class Simulation:
         ``sim.set_model(cl.models.HertzMindlin(restitution=0.3, friction=0.5))``.  ``model`` must
         be of the same law (same law module, history and energy terms) as the one running; its
         pair table replaces the old one from the next step on (a stuck tangential spring beyond
-        a new, lower limit slides at the next step).  The time step stays; one above the new
-        stability limit raises :class:`~contactlab.errors.StabilityError`.  Checkpoints save the
-        new model.
+        a new, lower limit slides at the next step; a rolling spring switched on starts unloaded in
+        every contact).  The time step stays; one above the new stability limit raises
+        :class:`~contactlab.errors.StabilityError`.  Checkpoints save the new model.
         """
         if not isinstance(model, ContactModel):
             raise InputError(f"model must be a contact model such as cl.models.HertzMindlin(...), "
@@ -319,8 +319,9 @@ class Simulation:
             limit = stability_limit(self.model, model, self.max_overlap)
         if self._dt is not None:
             chosen_dt(self._dt, limit, model)          # raises StabilityError if the step is now too long
-        self.stepper.pair_params[...] = table          # in place: the kernels' argument tuples hold this array
-        self.stepper.law = model
+        # the pair table in place; the history stored as the new parameters need (a rolling spring's
+        # columns, say, when rolling friction is switched on: engine/history_layout.py)
+        self.stepper.set_law(model, table)
         self.contact_model = model
         self._limit = limit
         self.stability_limit = limit.limit

@@ -13,7 +13,10 @@ floats per contact) the length of the history tuple that the kernel loads, hands
 writes back.  Two optional module constants shape the rest: ``DISSIPATION_TERMS`` (names; the law
 then returns its dissipation as a tuple of that length, booked term by term per contact and per
 sphere) and ``BOND_FIELD`` (the history index of the bond state; bonded pairs are kept at any
-distance and their breakage is logged).
+distance and their breakage is logged).  A variant for a contact table that does not store some of
+the law's history columns (``dropped``, :mod:`contactlab.engine.history_layout`) hands the law
+``0.0`` in those places of the tuple, stores the other places back to their columns and puts the
+dissipation columns right after the stored ones; its name says which columns it drops.
 
 The module name carries a hash of the generated source, of every source file it imports directly
 or indirectly (contactlab's own modules and the user's, found by reading their import statements:
@@ -42,6 +45,7 @@ import numpy as np
 from ..errors import ContactlabError
 from ..geometry.shapes import ELLIPSE, ELLIPSOID, POLYHEDRON, ROLL, SPHERE
 from ..laws.base import law_bond_field, law_dissipation_terms
+from .history_layout import HistoryLayout
 from ..kernel_cache import cache_dir, dependency_fingerprint, module_source_hash, session_dir, write_module
 
 __all__ = ["kernel_module", "is_compiled", "python_law", "dispatch_module", "integrate_module", "FEATURES",
@@ -130,11 +134,13 @@ def _integrate_import(lines, debug):
     _replace_marked(lines, _INTEGRATE_MARK, [f"from {integrate_module(debug)} import {names}  # law-independent kernels\n"])
 
 
-def _generated_source(law_module: str, debug: bool = False, shapes=False) -> tuple[str, str]:
+def _generated_source(law_module: str, debug: bool = False, shapes=False, dropped=()) -> tuple[str, str]:
     """Source text and module name of the kernel module for ``law_module`` (``debug``: the same
     kernels left uncompiled, calling the law's plain-Python version; ``shapes``: False for spheres
     and plane walls only (stand-ins, never called, for the other narrow phases), else the narrow
-    phases the scene needs besides the mesh triangles, a subset of :data:`FEATURES`)."""
+    phases the scene needs besides the mesh triangles, a subset of :data:`FEATURES`; ``dropped``:
+    the law's history columns the contact table does not store, see
+    :mod:`contactlab.engine.history_layout`)."""
     template_path = Path(__file__).resolve().parent / "kernels.py"
     template = template_path.read_text()
     lines = template.splitlines(keepends=True)
@@ -150,7 +156,12 @@ def _generated_source(law_module: str, debug: bool = False, shapes=False) -> tup
                               f"per contact (an int >= 0), got {size!r}")
     lines[marked[0]] = f"from {law_module} import law as LAW  # generated for this law\n"
     lines[ranged[0]] = f"LAW_RANGE = {law_range!r}  # the law's INTERACTION_RANGE, m\n"
-    _replace_marked(lines, _HIST_SIZE_MARK, [f"HIST_SIZE = {size}  # the law's HISTORY_SIZE\n"])
+    hist_layout = HistoryLayout(size, dropped)  # checks the dropped columns
+    if law_bond_field(module) in hist_layout.dropped:
+        raise ContactlabError(f"law module {law_module!r}: its bond state (history column {law_bond_field(module)}) "
+                              f"cannot be dropped from the contact table")
+    width = hist_layout.width
+    _replace_marked(lines, _HIST_SIZE_MARK, [f"HIST_SIZE = {width}  # the stored part of the law's HISTORY_SIZE\n"])
     if shapes is False or shapes is None:
         _replace_marked(lines, _SHAPES_MARK, ["from contactlab.geometry.stand_ins import body_pair, body_triangle, "
                                               "body_wall, select_triangles  # spheres and planes only\n"])
@@ -164,11 +175,12 @@ def _generated_source(law_module: str, debug: bool = False, shapes=False) -> tup
     store = [k for k, line in enumerate(lines) if _STORE_MARK in line]
     if len(load) != 1 or not store or store != list(range(store[0], store[-1] + 1)):
         raise ContactlabError("kernel template must contain one history load line and a block of store lines")
-    items = ", ".join(f"hist[k, {q}]" for q in range(size))
+    # the law's full history tuple: stored columns loaded, dropped ones 0.0 (never stored back)
+    items = ", ".join(f"hist[k, {hist_layout.column(q)}]" if q not in dropped else "0.0" for q in range(size))
     lines[load[0]] = f"    return ({items}{',' if size == 1 else ''})  # {size} history floats\n"
-    stores = [f"    hist[k, {q}] = h[{q}]\n" for q in range(size)] or ["    pass\n"]
+    stores = [f"    hist[k, {hist_layout.column(q)}] = h[{q}]\n" for q in hist_layout.kept] or ["    pass\n"]
     lines[store[0]:store[-1] + 1] = stores
-    _generate_energy_and_bonds(lines, module, law_module, size)
+    _generate_energy_and_bonds(lines, module, law_module, hist_layout)
     if debug:
         _make_debug(lines, law_module)
     elif not getattr(module, "CACHEABLE", True):
@@ -184,6 +196,8 @@ def _generated_source(law_module: str, debug: bool = False, shapes=False) -> tup
     tag = re.sub(r"[^0-9A-Za-z]+", "_", law_module)[-40:]
     kind = ("debug" if debug else "kernels") + ("" if shapes is False or shapes is None else
                                                  "_shapes" + "".join(f[0] for f in sorted(shapes)))
+    if dropped:
+        kind += "_drop" + "_".join(map(str, dropped))
     return source, f"_contactlab_{kind}_{tag}_{digest.hexdigest()[:16]}"
 
 
@@ -227,7 +241,10 @@ def _replace_marked(lines, mark, new_lines):
     lines[found[0]:found[-1] + 1] = new_lines
 
 
-def _generate_energy_and_bonds(lines, module, law_module, size):
+def _generate_energy_and_bonds(lines, module, law_module, hist_layout):
+    """The dissipation columns (after the stored history, ``hist_layout.width``) and the bond state
+    (its index in the law's tuple, and its stored column)."""
+    size = hist_layout.width
     terms = law_dissipation_terms(module)
     if terms:
         book = [f"    owner[i, N_OWN + {t}] += d[{t}]\n    hist[k, {size + t}] += d[{t}]\n" for t in range(len(terms))]
@@ -239,16 +256,18 @@ def _generate_energy_and_bonds(lines, module, law_module, size):
     _replace_marked(lines, _TOTAL_MARK, [total])
     field = law_bond_field(module)
     _replace_marked(lines, _BOND_MARK, [f"    return h[{field}]\n" if field >= 0 else "    return 0.0\n"])
-    _replace_marked(lines, _BOND_ROW_MARK, [f"    return hist[k, {field}]\n" if field >= 0 else "    return 0.0\n"])
+    _replace_marked(lines, _BOND_ROW_MARK, [f"    return hist[k, {hist_layout.column(field)}]\n" if field >= 0
+                                            else "    return 0.0\n"])
 
 
-def is_compiled(law_module: str, shapes=False) -> bool:
+def is_compiled(law_module: str, shapes=False, dropped=()) -> bool:
     """True when the kernels for ``law_module`` are already compiled and cached on disk (the
-    variant for spheres and planes, or with ``shapes`` the one with those narrow phases)."""
+    variant for spheres and planes, or with ``shapes`` the one with those narrow phases; with
+    ``dropped`` the one for a table without those history columns)."""
     try:
         if not getattr(importlib.import_module(law_module), "CACHEABLE", True):
             return False
-        _, name = _generated_source(law_module, shapes=shapes)
+        _, name = _generated_source(law_module, shapes=shapes, dropped=tuple(dropped))
     except Exception:
         return False
     pattern = f"{name}.advance*-*.nbi"  # the serial or the parallel step kernel
@@ -258,19 +277,21 @@ def is_compiled(law_module: str, shapes=False) -> bool:
     return bool(numba_dir) and any(Path(numba_dir).rglob(pattern))
 
 
-def kernel_module(law_module: str, debug: bool = False, shapes=False):
+def kernel_module(law_module: str, debug: bool = False, shapes=False, dropped=()):
     """Import (generating it first if needed) the kernel module specialised for ``law_module``;
     ``debug``: its plain-Python twin (nothing compiled, the law runs as written); ``shapes``:
     False for spheres and planes, else the tuple of narrow-phase features the scene needs (see
-    :data:`FEATURES`; mesh triangles come with any shapes variant)."""
+    :data:`FEATURES`; mesh triangles come with any shapes variant); ``dropped``: the law's history
+    columns the contact table does not store (:mod:`contactlab.engine.history_layout`; () for the
+    full layout, which the probe uses)."""
     if shapes is not False and shapes is not None:
         shapes = tuple(sorted(set(shapes)))
-    return _kernel_module(law_module, bool(debug), shapes)
+    return _kernel_module(law_module, bool(debug), shapes, tuple(int(c) for c in dropped))
 
 
 @lru_cache(maxsize=None)
-def _kernel_module(law_module: str, debug: bool, shapes):
-    source, name = _generated_source(law_module, debug, shapes)
+def _kernel_module(law_module: str, debug: bool, shapes, dropped: tuple = ()):
+    source, name = _generated_source(law_module, debug, shapes, dropped)
     cacheable = getattr(importlib.import_module(law_module), "CACHEABLE", True)
     return write_module(cache_dir() if cacheable else session_dir(), name, source)
 

@@ -43,6 +43,10 @@ class ContactTable:
     builds : int, number of builds so far
     """
 
+    #: which of the law's history columns ``hist`` stores, before the dissipation and normal columns
+    #: (:class:`~contactlab.engine.history_layout.HistoryLayout`; set by the stepper; None: all)
+    history_layout = None
+
     def __init__(self, n_spheres: int, n_walls: int, n_hist: int, skin: float, bond_column: int = -1,
                  n_triangles: int = 0, n_meshes: int = 0, out_columns: int = N_OUT):
         self.n_spheres = n_spheres

@@ -38,6 +38,7 @@ from . import layout
 from .codegen import shape_features
 from .contact_geometry import store_geometry, stored
 from .contact_table import ContactTable
+from .history_layout import HistoryLayout, continued_layout
 from .launch import kernels_for, launch
 from .servo import empty_rows
 from .cell_motion import mark_built, wrap
@@ -135,8 +136,8 @@ class Stepper:
     bond_log : BondLog, optional
         Where broken bonds are logged (default: a new, empty log).
     saved_table : dict, optional
-        A saved contact table (:meth:`ContactTable.saved` plus ``skin`` and ``builds``) to install
-        instead of building the neighbour list (a restart).
+        A saved contact table (:meth:`saved_table`: the history in the law's full layout, plus
+        ``skin`` and ``builds``) to install instead of building the neighbour list (a restart).
     """
 
     def __init__(self, model, state, law, *, skin: float, max_overlap: float, local_damping: float,
@@ -153,7 +154,15 @@ class Stepper:
         self._complete_state(n_terms)
         #: (M, M, P) pair-parameter table of the law, per pair of materials (mixing done once)
         self.pair_params = np.ascontiguousarray(law.scene_pair_table(model), dtype=np.float64)
-        n_hist = law.history_size + max(n_terms, 1)
+        #: which of the law's history columns the table stores (:mod:`contactlab.engine.history_layout`):
+        #: the law's own layout, or for a saved table (which comes in the full layout) the one it continues in
+        self.history_layout = HistoryLayout.of(law)
+        saved_hist = None if saved_table is None else np.asarray(saved_table["hist"], dtype=np.float64)
+        if saved_hist is not None and saved_hist.ndim == 2 and saved_hist.shape[0]:
+            full = HistoryLayout(law.history_size)
+            self.history_layout = continued_layout(law, saved_hist, full)
+            saved_table = dict(saved_table, hist=full.convert(saved_hist, self.history_layout))
+        n_hist = self.history_layout.width + max(n_terms, 1)
         #: first of the three history columns that keep a shape pair's last normal (-1: spheres only)
         self.geo_col = n_hist if model.has_shapes else -1
         #: the narrow phases this scene's kernels carry (False: spheres and plane walls only)
@@ -163,8 +172,9 @@ class Stepper:
         geometry = (self.shape_features is not False or bool(model.has_cylinders)
                     or model.n_spheres <= COMPACT_ABOVE or state.cell is not None)
         self.table = ContactTable(model.n_spheres, model.n_walls, n_hist + (3 if model.has_shapes else 0), skin,
-                                  bond_column=law.bond_field, n_triangles=model.n_triangles, n_meshes=model.n_meshes,
-                                  out_columns=layout.out_columns(geometry, law.bond_field >= 0))
+                                  bond_column=self._bond_column(law), n_triangles=model.n_triangles,
+                                  n_meshes=model.n_meshes, out_columns=layout.out_columns(geometry, law.bond_field >= 0))
+        self.table.history_layout = self.history_layout
         self.flags = np.zeros(layout.N_FLAGS, dtype=np.int64)
         self.vel_pred = np.zeros_like(state.velocities)
         self.angvel_pred = np.zeros_like(state.angular_velocities)
@@ -174,7 +184,8 @@ class Stepper:
         self.scratch = np.zeros((0, 8))
         #: the model's principal moments and their inverses as the rigid-body kernels take them (set on first use)
         self._principal = None
-        self.kernels = kernels_for(law.law_module, debug=self.debug, shapes=self.shape_features)
+        self.kernels = kernels_for(law.law_module, debug=self.debug, shapes=self.shape_features,
+                                   dropped=self.history_layout.dropped)
         self.exclusions = exclusions if exclusions is not None else Exclusions(
             model.n_materials, model.n_spheres + model.n_walls + model.n_triangles)
         self.bond_log = bond_log if bond_log is not None else BondLog()
@@ -289,11 +300,49 @@ class Stepper:
         d = np.linalg.norm(s.positions[j] - s.positions[i], axis=1)
         info = dict(overlap=m.radius[i] + m.radius[j] - d, radius_i=m.radius[i], radius_j=m.radius[j],
                     mass_i=np.where(m.fixed[i], np.inf, m.mass[i]), mass_j=np.where(m.fixed[j], np.inf, m.mass[j]))
-        h = law.initial_bond_history(info, self.pair_params[m.material[i], m.material[j]])
-        t.hist[rows, : law.history_size] = h
-        t.hist[rows, law.history_size:] = 0.0
+        h = np.asarray(law.initial_bond_history(info, self.pair_params[m.material[i], m.material[j]]), dtype=float)
+        hl = self.history_layout
+        # the stored columns of the new histories (a column the table does not store must be zero)
+        t.hist[rows, : hl.width] = HistoryLayout(hl.size).convert(h, hl)
+        t.hist[rows, hl.width:] = 0.0
         self.bond_log.made(i, j, s.time, s.step, law.bonded_senses)
         return int(len(i))
+
+    def _bond_column(self, law) -> int:
+        """The table column of the law's bond state (-1: no bonds)."""
+        return self.history_layout.column(law.bond_field) if law.bond_field >= 0 else -1
+
+    def set_law(self, law, pair_params: np.ndarray) -> None:
+        """Go on with ``law`` (a model of the same law module, history and energy terms; its pair
+        table ``pair_params`` of the running one's shape): the pair table replaced in place and the
+        history stored in the layout the table continues in (:func:`continued_layout`), with the
+        kernels of that layout (generated before anything changes)."""
+        t = self.table
+        new = continued_layout(law, t.hist[: t.n_pairs], self.history_layout)
+        if new != self.history_layout:
+            kernels = kernels_for(law.law_module, debug=self.debug, shapes=self.shape_features, dropped=new.dropped)
+            rows = self.history_layout.convert(t.hist[: t.n_pairs], new)
+            hist = np.zeros((t.hist.shape[0], rows.shape[1]))   # the same capacity; spare rows are rewritten
+            hist[: t.n_pairs] = rows
+            t.hist = hist
+            extra = new.width - self.history_layout.width
+            t.n_hist += extra
+            t.hist_cols = t.hist.shape[1]
+            if self.geo_col >= 0:
+                self.geo_col += extra
+            self.history_layout = t.history_layout = new
+            t.bond_column = self._bond_column(law)
+            self.kernels = kernels
+        self.pair_params[...] = pair_params   # in place: the kernels' argument tuples hold this array
+        self.law = law
+
+    def saved_table(self) -> dict:
+        """The contact table's arrays for a checkpoint or a particle exchange
+        (:meth:`ContactTable.saved`), the history in the law's full layout (every field; what a
+        new stepper's ``saved_table`` takes, whatever layout either stores)."""
+        saved = self.table.saved()
+        saved["hist"] = self.history_layout.widen(saved["hist"])
+        return saved
 
     # ------------------------------------------------------------------ kernel calls
     def _shape_args(self):
@@ -409,7 +458,7 @@ class Stepper:
         n = t.n_pairs
         rows = np.flatnonzero(t.out[:n, layout.OUT_EVENT] != 0.0)
         if len(rows):
-            codes = -t.hist[rows, self.law.bond_field]
+            codes = -t.hist[rows, t.bond_column]
             self.bond_log.broke(t.pair_i[rows].astype(np.int64), t.pair_j[rows].astype(np.int64), self.state.time,
                                 self.state.step, codes.astype(np.int64))
             t.out[rows, layout.OUT_EVENT] = 0.0

@@ -114,7 +114,7 @@ def save_checkpoint(sim, path) -> Path:
     # a run without local damping keeps no damping arrays (the stepper's _complete_state): zeros, as before
     for k, shape in (("damping_work", (n,)), ("damping_force", (n, 6))):
         arrays.setdefault(f"state_{k}", np.zeros(shape))
-    arrays.update({f"table_{k}": v for k, v in t.saved().items()})
+    arrays.update({f"table_{k}": v for k, v in sim.stepper.saved_table().items()})
     arrays["exclusions_material_active"] = sim.exclusions.material_active
     arrays["exclusions_keys"] = sim.exclusions.keys
     arrays.update({f"bonds_{k}": v for k, v in sim.bond_log.data.items()})

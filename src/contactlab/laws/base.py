@@ -303,6 +303,32 @@ class ContactModel:
         """Floats of history per contact (the sum of the ``history_fields``' sizes)."""
         return history_size(self.history_fields)
 
+    def unused_history(self) -> tuple[str, ...]:
+        """Names of the ``history_fields`` that this model's law never uses for its parameters:
+        given zeros there it computes what it computes with them stored and returns zeros there
+        again (e.g. Hertz-Mindlin's rolling spring without rolling friction).  The contact table
+        does not store them (:mod:`contactlab.engine.history_layout`); ``contacts()`` still reports
+        them, as zeros.  Default ``()``: every field is stored (always correct)."""
+        return ()
+
+    def unused_history_columns(self) -> tuple[int, ...]:
+        """The history columns of :meth:`unused_history`, ascending (checked: known, unambiguous
+        field names, never the bond state)."""
+        names = self.unused_history()
+        if not names:
+            return ()
+        fields = [f.name for f in self.history_fields]
+        slices = self.history_slices()
+        bad = [n for n in names if n not in slices or fields.count(n) != 1]
+        if bad:
+            raise ContactlabError(f"{type(self).__name__}.unused_history() names {bad}, which are not (unique) "
+                                  f"history fields; fields: {', '.join(fields) or 'none'}")
+        columns = sorted({c for n in names for c in range(slices[n].start, slices[n].stop)})
+        if self.bond_field in columns:
+            raise ContactlabError(f"{type(self).__name__}.unused_history() names the bond state (history column "
+                                  f"{self.bond_field}), which the engine always reads")
+        return tuple(columns)
+
     def history_slices(self) -> dict[str, slice]:
         out, start = {}, 0
         for f in self.history_fields:

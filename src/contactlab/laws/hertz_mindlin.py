@@ -173,6 +173,22 @@ class HertzMindlin(ContactModel):
             out["rolling_model"] = self.rolling_model
         return out
 
+    def unused_history(self) -> tuple[str, ...]:
+        """The rolling spring's rotation without rolling friction or with the constant-torque model:
+        the law then hands the spring ``mu_r = 0`` (:func:`~contactlab.laws.springs.friction_senses`
+        leaves its rotation as it came, zero), so the contact table need not store it (24 B per
+        candidate pair).
+
+        >>> import contactlab as cl
+        >>> cl.models.HertzMindlin(restitution=0.5, friction=0.5).unused_history()
+        ('rolling_rotation',)
+        >>> cl.models.HertzMindlin(restitution=0.5, friction=0.5, rolling_friction=0.1).unused_history()
+        ()
+        """
+        if self.rolling_friction == 0.0 or self.rolling_model == "constant_torque":
+            return ("rolling_rotation",)
+        return ()
+
     @classmethod
     def examples(cls) -> dict:
         """The brief's standard: e = 0.5, mu = 0.5."""

@@ -243,6 +243,11 @@ class ParallelBond(ContactModel):
         return {"parallel_bond": cls(normal_stiffness=2e10, shear_stiffness=8e9, tensile_strength=1e6,
                                      shear_strength=1e6, contact=from_lsd)}
 
+    def unused_history(self) -> tuple[str, ...]:
+        """The contact model's unused fields (the bond's are always used): the generated law hands
+        the contact law its part of the history as it came."""
+        return self.contact.unused_history()
+
     def reference_law(self, geometry: dict, params, history, dt):
         """The NumPy twin: the bond's, in parallel with the contact model's own twin."""
         return reference_law(geometry, params, history, dt, self.contact.reference_law)

@@ -113,7 +113,7 @@ def exchange(sim, outlets: list, inlets: list) -> None:
     before = observables.energy(m, s, sim.table, sim.contact_model, sim.local_damping)
     imap = index_map(m, keep, len(new))
     model, state = resized(m, s, keep, new, materials)
-    table = resized_table(dict(sim.table.saved(), skin=sim.table.skin, builds=sim.table.builds), imap, keep,
+    table = resized_table(dict(sim.stepper.saved_table(), skin=sim.table.skin, builds=sim.table.builds), imap, keep,
                           new.positions)
     n_index = model.n_bodies + model.n_walls + model.n_triangles
     exclusions = resized_exclusions(sim.exclusions, imap, model.n_materials, n_index)
