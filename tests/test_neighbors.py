@@ -133,6 +133,48 @@ def test_failed_rebuild_leaves_the_list_as_it_was(glass, monkeypatch):
     np.testing.assert_array_equal(a.contacts()["tangential_displacement"], b.contacts()["tangential_displacement"])
 
 
+def test_an_interrupt_during_the_row_move_waits_for_a_whole_table(glass, monkeypatch):
+    """Ctrl-C (SIGINT) arriving while a rebuild moves the rows in place is delivered once the new
+    indices are in place: the table is whole, and the run continues bit for bit like a twin that
+    was never interrupted (the reference)."""
+    import os
+    import signal
+
+    import contactlab.engine.contact_table as contact_table
+
+    def sim():
+        scene = cl.Scene(gravity=(0, 0, -9.81))
+        scene.fill_box((0, 0, 0), (0.008, 0.008, 0.012), 1e-3, glass, jitter=0.5, seed=3)
+        scene.add_wall(point=(0, 0, 0), normal=(0, 0, 1), material=glass)
+        s = cl.Simulation(scene, cl.models.HertzMindlin(restitution=0.5, friction=0.5))
+        s.run(steps=400)
+        return s
+
+    a, b = sim(), sim()
+    carry = contact_table.carry_rows
+
+    def interrupted(*args):
+        os.kill(os.getpid(), signal.SIGINT)   # arrives in the middle of the move
+        carry(*args)
+
+    monkeypatch.setattr(contact_table, "carry_rows", interrupted)
+    with pytest.raises(KeyboardInterrupt):
+        a.stepper.rebuild()
+    monkeypatch.undo()
+    b.stepper.rebuild()
+    ta, tb = a.table, b.table
+    assert ta.n_pairs == tb.n_pairs and ta.builds == tb.builds
+    n = ta.n_pairs
+    for k in ("pair_i", "pair_j", "hist", "out", "status"):
+        assert np.array_equal(getattr(ta, k)[:n], getattr(tb, k)[:n]), k
+    for k in ("i_start", "j_start", "j_pairs"):
+        assert np.array_equal(getattr(ta, k), getattr(tb, k)), k
+    assert signal.getsignal(signal.SIGINT) is signal.default_int_handler
+    a.run(steps=300)
+    b.run(steps=300)
+    np.testing.assert_array_equal(a.positions, b.positions)
+
+
 def test_index_limits_are_refused_clearly():
     """The cell list's int32 body index and the uint32 pair index: counts whose total reaches 2**32
     are summed exactly (against Python's integers) and left as they were, and both limits raise."""

@@ -163,9 +163,11 @@ class Model:
         if n == 0:
             return
         radius = self.radius
-        if self.contact_radius is not radius and np.array_equal(self.contact_radius, radius):
+        if (self.contact_radius is not radius and self.contact_radius.dtype == radius.dtype
+                and np.array_equal(self.contact_radius, radius)):
             object.__setattr__(self, "contact_radius", radius)
-        if (self.shape_data is not radius and self.shape_data.shape == radius.shape and self.tri_ref.shape[0] == 0
+        if (self.shape_data is not radius and self.shape_data.shape == radius.shape
+                and self.shape_data.dtype == radius.dtype and self.tri_ref.shape[0] == 0
                 and np.array_equal(self.shape_ref, np.arange(n)) and np.array_equal(self.shape_data, radius)):
             object.__setattr__(self, "shape_data", radius)
         principal = self.principal_inertia

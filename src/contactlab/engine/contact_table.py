@@ -1,6 +1,10 @@
 """The contact table: candidate pairs of the neighbour list, each with its history, outputs and status."""
 from __future__ import annotations
 
+import signal
+import threading
+from contextlib import contextmanager
+
 import numpy as np
 
 from .._jit import n_blocks
@@ -18,6 +22,28 @@ _NO_START = np.zeros(0, dtype=INDEX)
 _NO_PAIRS = np.zeros(0, dtype=INDEX)
 
 
+@contextmanager
+def _interrupts_deferred():
+    """A block that an interrupt (SIGINT, Ctrl-C) does not cut short: one arriving meanwhile is
+    delivered when the block ends.  Only in the main thread (where Python runs signal handlers);
+    elsewhere, or under a handler not set from Python, the block runs as it is."""
+    if threading.current_thread() is not threading.main_thread():
+        yield
+        return
+    previous = signal.getsignal(signal.SIGINT)
+    if previous is None:          # a handler not installed from Python: left alone
+        yield
+        return
+    caught = []
+    signal.signal(signal.SIGINT, lambda signum, frame: caught.append(signum))
+    try:
+        yield
+    finally:
+        signal.signal(signal.SIGINT, previous)
+        if caught:
+            signal.raise_signal(signal.SIGINT)
+
+
 class ContactTable:
     """Pairs ``(pair_i[k], pair_j[k])`` for ``k < n_pairs``, sorted by ``(i, j)``, and their data.
 
@@ -25,9 +51,12 @@ class ContactTable:
 
     Attributes
     ----------
-    pair_i, pair_j : (capacity,) uint32, per pair: first body, second body (body index, ``N + w`` for
-        wall ``w``, or ``N + W + t`` for mesh triangle ``t``)
-    hist : (capacity, max(H, 1)) float64, per pair: the law's history
+    pair_i, pair_j : (>= n_pairs,) uint32, per pair: first body, second body (body index, ``N + w``
+        for wall ``w``, or ``N + W + t`` for mesh triangle ``t``); each its own capacity (a rebuild
+        writes the new list into the old one's buffers)
+    hist : (capacity, max(H, 1)) float64, per pair: the law's history columns the table stores
+        (``history_layout``, :mod:`contactlab.engine.history_layout`), then the dissipation per
+        term and, in a scene of shapes, the last normal
     out : (capacity, out_columns) float64, per pair: outputs of the last evaluation (see ``layout``;
         ``out_columns`` is ``N_OUT``, or fewer without the geometry columns)
     status : (capacity,) int8, per pair: ACTIVE, INACTIVE or CLEARED
@@ -147,27 +176,32 @@ class ContactTable:
                     new_i = np.empty(new_j.shape[0], dtype=INDEX)
             if self.hist.shape[0] < n_new:
                 self._grow(max(new_j.shape[0], n_new))
+            # the new CSR by second body before any row moves: nothing below allocates
+            j_start, j_pairs = transpose_pairs(self.n_spheres, n_new, new_j)
         except BaseException:
             # nothing half-written: the old list's first bodies (whose buffer the build writes) and
             # its CSR by second body back
             first_bodies(self.i_start, self.pair_i, n_blocks())
             self.j_start, self.j_pairs = transpose_pairs(self.n_spheres, self.n_pairs, self.pair_j)
             raise
-        # each pair's rows move to its new place within the same arrays (history_match)
-        carry_rows(self.i_start, self.pair_j, i_start, new_j, self.hist, self.out, self.status)
-        if write_i:
-            first_bodies(i_start, new_i, n_blocks())
-        self.pair_i, self.pair_j = new_i, new_j
-        self.n_pairs, self.i_start = n_new, i_start
-        self.j_start, self.j_pairs = transpose_pairs(self.n_spheres, n_new, new_j)
-        self.ref_pos[...] = pos
-        self.wall_ref[...] = wall_point
-        if mesh_pose is not None:
-            self.mesh_ref_pos[...] = mesh_pose[0]
-            self.mesh_ref_quat[...] = mesh_pose[1]
-        self.builds += 1
-        if self.track_boundaries:
-            self.index_boundaries()
+        # each pair's rows move to its new place within the same arrays (history_match); from the
+        # first move on the table is only whole with the new indices and build reference, so an
+        # interrupt (Ctrl-C) waits until they are in place
+        with _interrupts_deferred():
+            carry_rows(self.i_start, self.pair_j, i_start, new_j, self.hist, self.out, self.status)
+            if write_i:
+                first_bodies(i_start, new_i, n_blocks())
+            self.pair_i, self.pair_j = new_i, new_j
+            self.n_pairs, self.i_start = n_new, i_start
+            self.j_start, self.j_pairs = j_start, j_pairs
+            self.ref_pos[...] = pos
+            self.wall_ref[...] = wall_point
+            if mesh_pose is not None:
+                self.mesh_ref_pos[...] = mesh_pose[0]
+                self.mesh_ref_quat[...] = mesh_pose[1]
+            self.builds += 1
+            if self.track_boundaries:
+                self.index_boundaries()
 
     def _new_list(self, pos, radius, fixed, wall_point, wall_normal, exclusions, material, wall_material, extra_pairs,
                   triangles, walls, cell, clump_of):
@@ -252,7 +286,8 @@ class ContactTable:
         return np.flatnonzero(self.status[: self.n_pairs] == ACTIVE)
 
     def saved(self) -> dict:
-        """The arrays a checkpoint needs (valid part only)."""
+        """The table's arrays (valid part only), the history in the stored layout; a checkpoint or a
+        particle exchange takes :meth:`contactlab.engine.stepper.Stepper.saved_table` (every column)."""
         n = self.n_pairs
         return dict(pair_i=self.pair_i[:n], pair_j=self.pair_j[:n], hist=self.hist[:n], out=self.out[:n],
                     status=self.status[:n], ref_pos=self.ref_pos, wall_ref=self.wall_ref, mesh_ref_pos=self.mesh_ref_pos,

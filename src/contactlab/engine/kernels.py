@@ -378,7 +378,7 @@ def advance(n_steps, dt, resume, model, state, table, run, shapes, walls):
       material, gravity (3,), wall_normal (W, 3), wall_material (W,), pair_params (M, M, P))``;
     * ``state`` (time-varying, per body): ``(pos, vel, angvel, quat, force, torque, wall_point,
       wall_vel, dissipated, diss_terms, boundary_work, boundary_power, damping_work,
-      damping_force)``;
+      damping_force)``, the last two empty without local damping (never touched then);
     * ``table`` (per pair, and the list's build reference): ``(i_start, pair_j, j_start, j_pairs,
       hist, out, status, ref_pos, wall_ref)``;
     * ``run`` (the run's work arrays and options, the flags last): ``(vel_pred, angvel_pred, owner,
