@@ -97,19 +97,21 @@ def test_rows_moved_in_place_equal_a_lookup_by_pair(seed):
     assert any(p in rows for p in new) and any(p not in rows for p in new)
 
 
+def _poured(glass):
+    """Beads poured onto a floor for 400 steps: two of these are twins, bit for bit."""
+    scene = cl.Scene(gravity=(0, 0, -9.81))
+    scene.fill_box((0, 0, 0), (0.008, 0.008, 0.012), 1e-3, glass, jitter=0.5, seed=3)
+    scene.add_wall(point=(0, 0, 0), normal=(0, 0, 1), material=glass)
+    s = cl.Simulation(scene, cl.models.HertzMindlin(restitution=0.5, friction=0.5))
+    s.run(steps=400)
+    return s
+
+
 def test_failed_rebuild_leaves_the_list_as_it_was(glass, monkeypatch):
     """A rebuild that fails after the build has written into the table's buffers (here the merge of
     the pairs to keep) leaves the list as it was: the run then continues bit for bit like a twin
     run that never tried (the reference)."""
-    def sim():
-        scene = cl.Scene(gravity=(0, 0, -9.81))
-        scene.fill_box((0, 0, 0), (0.008, 0.008, 0.012), 1e-3, glass, jitter=0.5, seed=3)
-        scene.add_wall(point=(0, 0, 0), normal=(0, 0, 1), material=glass)
-        s = cl.Simulation(scene, cl.models.HertzMindlin(restitution=0.5, friction=0.5))
-        s.run(steps=400)
-        return s
-
-    a, b = sim(), sim()
+    a, b = _poured(glass), _poured(glass)
     t = a.table
     assert t.n_pairs > 0
     before = {k: getattr(t, k).copy() for k in ("pair_i", "pair_j", "i_start", "j_start", "j_pairs", "hist", "out",
@@ -142,15 +144,7 @@ def test_an_interrupt_during_the_row_move_waits_for_a_whole_table(glass, monkeyp
 
     import contactlab.engine.contact_table as contact_table
 
-    def sim():
-        scene = cl.Scene(gravity=(0, 0, -9.81))
-        scene.fill_box((0, 0, 0), (0.008, 0.008, 0.012), 1e-3, glass, jitter=0.5, seed=3)
-        scene.add_wall(point=(0, 0, 0), normal=(0, 0, 1), material=glass)
-        s = cl.Simulation(scene, cl.models.HertzMindlin(restitution=0.5, friction=0.5))
-        s.run(steps=400)
-        return s
-
-    a, b = sim(), sim()
+    a, b = _poured(glass), _poured(glass)
     carry = contact_table.carry_rows
 
     def interrupted(*args):
