@@ -11,7 +11,8 @@ machine hits both alike; ``--rounds`` repeats everything and keeps the best of e
   1e6), started at rest with no contact history in both codes; contactlab's default time step;
 * ``falling``: the settle scene's loose jittered lattice falling from rest (few contacts).
 
-Each run is a fresh process (contactlab: ``--worker``) so that its peak RSS is its own: memory per
+Each run is a fresh process (contactlab: ``--worker``, after untimed runs that fill the kernel
+caches, since a process that compiles keeps ~220 MB more resident) so that its peak RSS is its own: memory per
 sphere = (peak RSS - peak RSS of the same process with an 8-sphere scene) / N, all arrays of the
 model, state and contact table and every transient of set-up and neighbour builds included (two
 rebuilds of the list follow the timed steps, untimed, so that a rebuild's memory counts even where
@@ -129,9 +130,10 @@ def worker(kind: str, n: int, threads: int, steps: int) -> dict:
     import contactlab as cl
 
     if kind.startswith("baseline"):
-        # 8 beads; "baseline-auto": with contactlab's default time step, whose stability estimate
-        # loads the law's probe kernel (tens of MB of RSS that a scene with a given dt never has)
-        inp = scene_input("lattice", 8)
+        # n beads of the lattice (8 for the baseline; more to warm the kernel caches); "baseline-auto":
+        # with contactlab's default time step, whose stability estimate loads the law's probe kernel
+        # (tens of MB of RSS that a scene with a given dt never has)
+        inp = scene_input("lattice", n)
         if kind == "baseline-auto":
             inp["dt"] = None
     else:
@@ -332,6 +334,11 @@ def main(argv=None) -> int:
     if lmp is not None and not lmp.available:
         print("LAMMPS (lmp) not found: contactlab only")
         lmp = None
+    # the kernel caches filled first (1331 beads: two blocks, the parallel kernels on two threads):
+    # a worker that compiles keeps ~220 MB more resident (LLVM), which would skew its memory figure
+    for mode in ("lattice", "auto"):
+        for t in args.threads:
+            run_contactlab(f"baseline-{mode}", 1331, t, 2)
     base = {(mode, t): run_contactlab(f"baseline-{mode}", 8, t, 10) for mode in ("lattice", "auto")
             for t in args.threads}
     results = {"contactlab": {}, "lammps": {}}
