@@ -184,7 +184,7 @@ class Model:
             object.__setattr__(self, "clump_of", np.broadcast_to(np.int64(-1), (n,)))
 
     def principal_arrays(self) -> tuple[np.ndarray, np.ndarray]:
-        """``(principal_inertia, inv_principal_inertia)`` as contiguous read-only (N, 3) arrays,
+        """``(principal_inertia, inv_principal_inertia)`` (kg m^2, 1/(kg m^2)) as contiguous read-only (N, 3) arrays,
         as the kernels of rigid bodies take them (a copy where the model shares them, see
         :meth:`_share_repeated_columns`)."""
         out = []

@@ -126,6 +126,17 @@ class ContactTable:
         status[:n] = self.status[:n]
         self.hist, self.out, self.status = hist, out, status
 
+    def set_history(self, rows: np.ndarray, bond_column: int) -> int:
+        """Replace the valid history rows by ``rows`` (n_pairs, W) of another width (a changed
+        history layout, :mod:`contactlab.engine.history_layout`), the capacity kept; the law's bond
+        state now in column ``bond_column`` (-1: none).  Returns the change of width."""
+        extra = rows.shape[1] - self.hist_cols
+        hist = np.zeros((self.hist.shape[0], rows.shape[1]))   # spare rows are rewritten when used
+        hist[: self.n_pairs] = rows
+        self.hist, self.hist_cols, self.n_hist = hist, int(rows.shape[1]), self.n_hist + extra
+        self.bond_column = int(bond_column)
+        return extra
+
     def set_out_columns(self, width: int) -> None:
         """Widen ``out`` to ``width`` columns, keeping the columns it has; the new
         ones start at zero."""

@@ -322,16 +322,10 @@ class Stepper:
         if new != self.history_layout:
             kernels = kernels_for(law.law_module, debug=self.debug, shapes=self.shape_features, dropped=new.dropped)
             rows = self.history_layout.convert(t.hist[: t.n_pairs], new)
-            hist = np.zeros((t.hist.shape[0], rows.shape[1]))   # the same capacity; spare rows are rewritten
-            hist[: t.n_pairs] = rows
-            t.hist = hist
-            extra = new.width - self.history_layout.width
-            t.n_hist += extra
-            t.hist_cols = t.hist.shape[1]
+            self.history_layout = t.history_layout = new
+            extra = t.set_history(rows, self._bond_column(law))
             if self.geo_col >= 0:
                 self.geo_col += extra
-            self.history_layout = t.history_layout = new
-            t.bond_column = self._bond_column(law)
             self.kernels = kernels
         self.pair_params[...] = pair_params   # in place: the kernels' argument tuples hold this array
         self.law = law
