@@ -195,8 +195,10 @@ class Stepper:
         #: the blow-up that stopped the run, if any
         self.failure: SimulationBlowUp | None = None
         m = model
+        # the pair table with a tuple of its row length, which hands the law each row as a tuple
+        # (the kernels' _pair_row)
         self._model_args = (m.radius, m.mass, m.inv_mass, m.inv_inertia, m.fixed, m.material, m.gravity,
-                            m.wall_normal, m.wall_material, self.pair_params)
+                            m.wall_normal, m.wall_material, (self.pair_params, (0.0,) * self.pair_params.shape[2]))
         s = state
         self._state_args = (s.positions, s.velocities, s.angular_velocities, s.orientations, s.forces, s.torques,
                             s.wall_points, s.wall_velocities, s.dissipated, s.dissipation_terms, s.boundary_work,

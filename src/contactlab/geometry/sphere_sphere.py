@@ -8,7 +8,7 @@ from ..vec import add, cross, scale, sub
 from .lens import sphere_sphere_lens
 from .record import ContactGeometry
 
-__all__ = ["sphere_sphere"]
+__all__ = ["sphere_sphere", "sphere_sphere_offset", "inverse_distance"]
 
 
 @jit
@@ -22,9 +22,25 @@ def sphere_sphere(xi, xj, ri, rj, inv_mi, inv_mj, vi, vj, wi, wj, mvi, mvj, mwi,
     """
     d = sub(xj, xi)
     dist = math.sqrt(d[0] * d[0] + d[1] * d[1] + d[2] * d[2])
+    return sphere_sphere_offset(xi, d, dist, inverse_distance(dist), ri, rj, inv_mi, inv_mj, vi, vj, wi, wj, mvi, mvj,
+                                mwi, mwj, dt)
+
+
+@jit
+def inverse_distance(dist):
+    """``1 / dist`` (1/m), 0 where ``dist`` is 0 (coinciding centres have no normal)."""
+    return 1.0 / dist if dist > 0.0 else 0.0
+
+
+@jit
+def sphere_sphere_offset(xi, d, dist, inv_dist, ri, rj, inv_mi, inv_mj, vi, vj, wi, wj, mvi, mvj, mwi, mwj, dt):
+    """:func:`sphere_sphere` from the centre offset ``d = xj - xi`` (m), its length ``dist =
+    sqrt(d . d)`` and :func:`inverse_distance` of it, computed beforehand: the step kernels compute
+    them one candidate pair ahead, so that the square root and the division of the next pair
+    overlap the law of this one (the same operations, the same bits)."""
     ok = dist > 0.0
     if ok:
-        n = scale(1.0 / dist, d)
+        n = scale(inv_dist, d)
     else:
         n = (0.0, 0.0, 1.0)
     overlap = ri + rj - dist if ok else -1.0
