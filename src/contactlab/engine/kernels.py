@@ -141,20 +141,16 @@ def _pair_row(pair_params, a, b):
 
 
 @jit
-def _centre_offset(pos, k, k_end, pair_j, n_s, xi, cell):
-    """``(d, d . d, |d|, 1 / |d|)`` for candidate pair ``k`` of sphere ``xi`` when its partner
-    ``pair_j[k]`` is a sphere, ``d = x_j - x_i`` (zeros otherwise, and in a periodic cell, whose
-    minimum image is taken later).  The pair loop computes it one pair ahead, so that the square
-    root and the division, the head of every pair's dependency chain, overlap the previous pair's
-    law (~10 % of the pair pass); the values are those :func:`sphere_sphere` computes."""
-    if cell is None and k < k_end:
-        j = pair_j[k]
-        if j < n_s:
-            d = (pos[j, 0] - xi[0], pos[j, 1] - xi[1], pos[j, 2] - xi[2])
-            d2 = d[0] * d[0] + d[1] * d[1] + d[2] * d[2]
-            dist = math.sqrt(d2)
-            return d, d2, dist, inverse_distance(dist)
-    return (0.0, 0.0, 0.0), 0.0, 0.0, 0.0
+def _centre_offset(xi, xj):
+    """``(d, d . d, |d|, 1 / |d|)`` for the centres ``xi`` and ``xj`` of two spheres, ``d = xj - xi``
+    (m): the values :func:`sphere_sphere` computes.  The pair loop computes them one sphere partner
+    ahead, so that the square root and the division, the head of every pair's dependency chain,
+    overlap the previous pair's law (~10 % of the pair pass).  Positions come in as numbers, not
+    as the array: an array handed to an inlined function is reference-counted at every call."""
+    d = (xj[0] - xi[0], xj[1] - xi[1], xj[2] - xi[2])
+    d2 = d[0] * d[0] + d[1] * d[1] + d[2] * d[2]
+    dist = math.sqrt(d2)
+    return d, d2, dist, inverse_distance(dist)
 
 
 @jit
@@ -214,12 +210,18 @@ def _pairs_chunk(p0, p1, i_start, pair_j, pos, vel, angvel, mid_vel, mid_angvel,
         if tri_ref.shape[0] > 0 and k_end > i_start[i] and pair_j[k_end - 1] >= n_sw:
             select_triangles(i, i_start[i], k_end, pair_j, n_sw, pos, quat, radius, bodies, tri_ref, tri_mesh,
                              scratch, hist, status, n_law_hist, LAW_RANGE)
-        # the centre offset of the next sphere partner, computed one pair ahead (see _centre_offset)
-        ahead = _centre_offset(pos, i_start[i], k_end, pair_j, n_s, xi, cell)
+        # the centre offset of the next sphere partner, computed one pair ahead (see _centre_offset;
+        # in a periodic cell the minimum image is taken below instead)
+        ahead = ((0.0, 0.0, 0.0), 0.0, 0.0, 0.0)
+        j_ahead = pair_j[i_start[i]] if i_start[i] < k_end else n_s
+        if cell is None and j_ahead < n_s:
+            ahead = _centre_offset(xi, (pos[j_ahead, 0], pos[j_ahead, 1], pos[j_ahead, 2]))
         for k in range(i_start[i], k_end):
             j = pair_j[k]
-            d_ij, dist2, dist, inv_dist = ahead
-            ahead = _centre_offset(pos, k + 1, k_end, pair_j, n_s, xi, cell)
+            d_ij, dist2, dist, inv_dist = ahead  # this pair's, when j is a sphere
+            j_ahead = pair_j[k + 1] if k + 1 < k_end else n_s
+            if cell is None and j_ahead < n_s:
+                ahead = _centre_offset(xi, (pos[j_ahead, 0], pos[j_ahead, 1], pos[j_ahead, 2]))
             # cheap distance test first: most candidate pairs are apart (bounding spheres for shapes)
             if j < n_s:
                 rj = radius[j]
