@@ -74,3 +74,26 @@ def test_every_contact_gets_its_material_pair_and_its_partner(seed):
     assert len(set(mats.tolist())) == 3
     scale = np.abs(expected).max()
     np.testing.assert_allclose(sim.forces, expected, rtol=0, atol=1e-12 * scale)
+
+
+@cl.contact_law("normal")
+def parameterless_spring(g, p, h, dt):
+    """A linear spring of 1e4 N/m with its stiffness written in: no parameters, an empty pair row."""
+    if g.overlap <= 0.0:
+        return 0.0, 0.0, 0.0, False, ()
+    return 1e4 * g.overlap, 0.5e4 * g.overlap**2, 0.0, True, ()
+
+
+def test_a_law_without_parameters_runs():
+    """Its pair table has no columns (the kernels hand it a row of one unused zero).  Reference: a
+    bead placed at the spring's static equilibrium on a floor, overlap m g / k, stays there."""
+    glass = MATERIALS[0]
+    mass = glass.density * 4.0 / 3.0 * np.pi * R**3
+    rest = R - mass * 9.81 / 1e4
+    scene = cl.Scene(gravity=(0.0, 0.0, -9.81))
+    scene.add_sphere(position=(0.0, 0.0, rest), radius=R, material=glass)
+    scene.add_wall(point=(0.0, 0.0, 0.0), normal=(0.0, 0.0, 1.0), material=glass)
+    sim = cl.Simulation(scene, parameterless_spring(), dt=1e-5)
+    assert sim.stepper.pair_params.shape[2] == 0
+    sim.run(steps=1000)
+    assert abs(sim.positions[0, 2] - rest) < 1e-9 * R

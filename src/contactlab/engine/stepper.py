@@ -196,9 +196,11 @@ class Stepper:
         self.failure: SimulationBlowUp | None = None
         m = model
         # the pair table with a tuple of its row length, which hands the law each row as a tuple
-        # (the kernels' _pair_row)
+        # (the kernels' _pair_row); a law without parameters gets a row of one unused zero (Numba
+        # cannot compile the row's loop for an empty tuple)
+        table = self.pair_params if self.pair_params.shape[2] else np.zeros(self.pair_params.shape[:2] + (1,))
         self._model_args = (m.radius, m.mass, m.inv_mass, m.inv_inertia, m.fixed, m.material, m.gravity,
-                            m.wall_normal, m.wall_material, (self.pair_params, (0.0,) * self.pair_params.shape[2]))
+                            m.wall_normal, m.wall_material, (table, (0.0,) * table.shape[2]))
         s = state
         self._state_args = (s.positions, s.velocities, s.angular_velocities, s.orientations, s.forces, s.torques,
                             s.wall_points, s.wall_velocities, s.dissipated, s.dissipation_terms, s.boundary_work,
