@@ -218,9 +218,9 @@ def _make_debug(lines, law_module):
     lines.insert(law_line + 1, f"from contactlab.engine.codegen import python_law as _python_law\n"
                                f"LAW = _python_law({law_module!r})  # debug mode: the law as plain Python\n")
     lines.append("\n\n# debug mode: the building blocks as plain Python\n"
-                 "add, cross, dot, scale, sub, sphere_sphere, sphere_sphere_offset, inverse_distance, sphere_wall, \\\n"
+                 "add, cross, dot, scale, sub, sphere_sphere, sphere_sphere_offset, centre_offset, sphere_wall, \\\n"
                  "    sphere_cylinder, cylinder_surface = (\n"
-                 "    f.py_func for f in (add, cross, dot, scale, sub, sphere_sphere, sphere_sphere_offset, inverse_distance,\n"
+                 "    f.py_func for f in (add, cross, dot, scale, sub, sphere_sphere, sphere_sphere_offset, centre_offset,\n"
                  "                        sphere_wall, sphere_cylinder,\n"
                  "                        cylinder_surface))\n"
                  "\n\ndef tuple_setitem(t, c, value):  # debug mode: Numba's intrinsic in plain Python\n"

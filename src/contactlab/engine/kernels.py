@@ -49,8 +49,6 @@ Blocks never share an output element, so the result does not depend on the numbe
 """
 from __future__ import annotations
 
-import math
-
 import numpy as np
 from numba import prange
 from numba.cpython.unsafe.tuple import tuple_setitem
@@ -61,7 +59,7 @@ from contactlab.engine.layout import (
     OUT_NORMAL, OUT_OVERLAP, OUT_POINT, OUT_TORQUE_J, OWN_BOUNDARY, OWN_DISSIPATION, OWN_FORCE, OWN_TORQUE, SWEEP_BLOCK,
 )
 from contactlab.geometry.record import ContactGeometry
-from contactlab.geometry.sphere_sphere import inverse_distance, sphere_sphere, sphere_sphere_offset
+from contactlab.geometry.sphere_sphere import centre_offset, sphere_sphere, sphere_sphere_offset
 from contactlab.geometry.sphere_wall import sphere_wall
 from contactlab.geometry.sphere_cylinder import cylinder_surface, sphere_cylinder
 from contactlab.geometry.dispatch import body_pair, body_triangle, body_wall, select_triangles  # @@SHAPES_IMPORT@@
@@ -141,19 +139,6 @@ def _pair_row(pair_params, a, b):
 
 
 @jit
-def _centre_offset(xi, xj):
-    """``(d, d . d, |d|, 1 / |d|)`` for the centres ``xi`` and ``xj`` of two spheres, ``d = xj - xi``
-    (m): the values :func:`sphere_sphere` computes.  The pair loop computes them one sphere partner
-    ahead, so that the square root and the division, the head of every pair's dependency chain,
-    overlap the previous pair's law (~10 % of the pair pass).  Positions come in as numbers, not
-    as the array: an array handed to an inlined function is reference-counted at every call."""
-    d = (xj[0] - xi[0], xj[1] - xi[1], xj[2] - xi[2])
-    d2 = d[0] * d[0] + d[1] * d[1] + d[2] * d[2]
-    dist = math.sqrt(d2)
-    return d, d2, dist, inverse_distance(dist)
-
-
-@jit
 def _clear_pair(hist, out, status, k):
     """Zero the history and outputs of pair ``k`` (a pair beyond the law's range), once."""
     if status[k] != CLEARED:
@@ -210,18 +195,20 @@ def _pairs_chunk(p0, p1, i_start, pair_j, pos, vel, angvel, mid_vel, mid_angvel,
         if tri_ref.shape[0] > 0 and k_end > i_start[i] and pair_j[k_end - 1] >= n_sw:
             select_triangles(i, i_start[i], k_end, pair_j, n_sw, pos, quat, radius, bodies, tri_ref, tri_mesh,
                              scratch, hist, status, n_law_hist, LAW_RANGE)
-        # the centre offset of the next sphere partner, computed one pair ahead (see _centre_offset;
-        # in a periodic cell the minimum image is taken below instead)
+        # the centre offset of the next sphere partner, computed one pair ahead, so that its square
+        # root and division overlap this pair's law (~10 % of the pair pass); its coordinates are
+        # handed over as numbers (an array handed to an inlined function is reference-counted at
+        # every call); in a periodic cell the minimum image is taken below instead
         ahead = ((0.0, 0.0, 0.0), 0.0, 0.0, 0.0)
         j_ahead = pair_j[i_start[i]] if i_start[i] < k_end else n_s
         if cell is None and j_ahead < n_s:
-            ahead = _centre_offset(xi, (pos[j_ahead, 0], pos[j_ahead, 1], pos[j_ahead, 2]))
+            ahead = centre_offset(xi, (pos[j_ahead, 0], pos[j_ahead, 1], pos[j_ahead, 2]))
         for k in range(i_start[i], k_end):
             j = pair_j[k]
             d_ij, dist2, dist, inv_dist = ahead  # this pair's, when j is a sphere
             j_ahead = pair_j[k + 1] if k + 1 < k_end else n_s
             if cell is None and j_ahead < n_s:
-                ahead = _centre_offset(xi, (pos[j_ahead, 0], pos[j_ahead, 1], pos[j_ahead, 2]))
+                ahead = centre_offset(xi, (pos[j_ahead, 0], pos[j_ahead, 1], pos[j_ahead, 2]))
             # cheap distance test first: most candidate pairs are apart (bounding spheres for shapes)
             if j < n_s:
                 rj = radius[j]

@@ -8,7 +8,7 @@ from ..vec import add, cross, scale, sub
 from .lens import sphere_sphere_lens
 from .record import ContactGeometry
 
-__all__ = ["sphere_sphere", "sphere_sphere_offset", "inverse_distance"]
+__all__ = ["sphere_sphere", "sphere_sphere_offset", "centre_offset"]
 
 
 @jit
@@ -20,24 +20,28 @@ def sphere_sphere(xi, xj, ri, rj, inv_mi, inv_mj, vi, vj, wi, wj, mvi, mvj, mwi,
     in m, inverse masses in 1/kg (0 for a fixed sphere).  Returns ``(geometry, ok)``; ``ok`` is
     False only when the centres coincide (the normal is undefined).
     """
-    d = sub(xj, xi)
-    dist = math.sqrt(d[0] * d[0] + d[1] * d[1] + d[2] * d[2])
-    return sphere_sphere_offset(xi, d, dist, inverse_distance(dist), ri, rj, inv_mi, inv_mj, vi, vj, wi, wj, mvi, mvj,
-                                mwi, mwj, dt)
+    d, _, dist, inv_dist = centre_offset(xi, xj)
+    return sphere_sphere_offset(xi, d, dist, inv_dist, ri, rj, inv_mi, inv_mj, vi, vj, wi, wj, mvi, mvj, mwi, mwj, dt)
 
 
 @jit
-def inverse_distance(dist):
-    """``1 / dist`` (1/m), 0 where ``dist`` is 0 (coinciding centres have no normal)."""
-    return 1.0 / dist if dist > 0.0 else 0.0
+def centre_offset(xi, xj):
+    """``(d, d . d, |d|, 1 / |d|)`` for sphere centres ``xi`` and ``xj`` (3-tuples, m): ``d = xj - xi``
+    (m), its squared length (m^2), its length (m) and the inverse of that (1/m; 0 where the centres
+    coincide, which have no normal).  The step kernels compute it one candidate pair ahead (see
+    :func:`sphere_sphere_offset`)."""
+    d = sub(xj, xi)
+    d2 = d[0] * d[0] + d[1] * d[1] + d[2] * d[2]
+    dist = math.sqrt(d2)
+    return d, d2, dist, 1.0 / dist if dist > 0.0 else 0.0
 
 
 @jit
 def sphere_sphere_offset(xi, d, dist, inv_dist, ri, rj, inv_mi, inv_mj, vi, vj, wi, wj, mvi, mvj, mwi, mwj, dt):
-    """:func:`sphere_sphere` from the centre offset ``d = xj - xi`` (m), its length ``dist =
-    sqrt(d . d)`` and :func:`inverse_distance` of it, computed beforehand: the step kernels compute
-    them one candidate pair ahead, so that the square root and the division of the next pair
-    overlap the law of this one (the same operations, the same bits)."""
+    """:func:`sphere_sphere` from :func:`centre_offset`'s ``d = xj - xi`` (m), ``dist = |d|`` (m) and
+    ``inv_dist = 1 / |d|`` (1/m), computed beforehand: the step kernels compute them one candidate
+    pair ahead, so that the square root and the division of the next pair overlap the law of this
+    one (the same operations, the same bits)."""
     ok = dist > 0.0
     if ok:
         n = scale(inv_dist, d)
