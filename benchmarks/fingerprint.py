@@ -74,6 +74,8 @@ def _save(target) -> int:
     # probe of every model
     models = {
         "hm": HM(),
+        "hm_torque": cl.models.HertzMindlin(restitution=0.4, friction=0.5, rolling_friction=0.05,
+                                            rolling_model="constant_torque"),
         "lsd": cl.models.LinearSpringDashpot(stiffness=3e3, restitution=0.4, friction=0.3, rolling_friction=0.1),
         "ssc0": cl.models.SphereSphereContact(contact_stiffness=2e3, impact_model=0, contact_plasticity_ratio=0.6,
                                               constant_pull_off_force=0.02, adhesion_coefficient=40.0, adhesion_exponent=1.5,

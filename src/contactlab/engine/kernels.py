@@ -151,8 +151,8 @@ def _clear_pair(hist, out, status, k):
 
 @kernel
 def _pairs_chunk(p0, p1, i_start, pair_j, pos, vel, angvel, mid_vel, mid_angvel, radius, inv_mass, fixed,
-                 material, wall_point, wall_normal, wall_vel, wall_material, pair_params, hist, out, status, owner,
-                 boundary_power, dt, overlap_limit, flags, quat, bodies, meshes, cylinders, cell):
+                 material, planes, pair_params, hist, out, status, owner, boundary_power, dt, overlap_limit, flags,
+                 quat, bodies, meshes, cylinders, cell):
     """Narrow phase and law for every pair owned by bodies ``p0 <= i < p1``.
 
     The pairs of body ``i`` (its partners ``j > i``, its walls, then its mesh triangles) are
@@ -170,8 +170,14 @@ def _pairs_chunk(p0, p1, i_start, pair_j, pos, vel, angvel, mid_vel, mid_angvel,
     (:mod:`contactlab.geometry.sphere_cylinder`), None otherwise: their branches then compile away.
     ``cell``: the periodic cell (:mod:`contactlab.geometry.periodic`) or None (its branches compile
     away): two spheres then meet by the minimum image of ``x_j - x_i``, ``j``'s image moving with
-    the cell's velocity jump.
+    the cell's velocity jump.  ``planes = (wall_point, wall_normal, wall_vel, wall_material)``.
+
+    The arguments stay below 31 (with the tuples): CPython compiles a call with more into a tuple
+    built at every call (``CALL_FUNCTION_EX``), and Numba then reference-counts each array in it,
+    ~70 atomic operations around a call per step (the two-body step 0.61 us instead of 0.46 us;
+    ``tests/test_kernel_calls.py`` keeps every kernel call below the limit).
     """
+    wall_point, wall_normal, wall_vel, wall_material = planes
     shape_kind = bodies[0]
     tri_ref, tri_mesh, mesh_pos, mesh_quat, mesh_vel, mesh_angvel, mesh_material, scratch = meshes
     n_s = pos.shape[0]
@@ -369,11 +375,11 @@ def pair_forces(i_start, pair_j, pos, vel, angvel, mid_vel, mid_angvel, radius, 
     n = pos.shape[0]
     b = block_size(n, n_blocks)
     param_table, row_zeros = pair_params  # a parallel loop cannot take a tuple of numbers nested in a tuple
+    planes = (wall_point, wall_normal, wall_vel, wall_material)
     for c in prange((n + b - 1) // b):
         _pairs_chunk(c * b, min((c + 1) * b, n), i_start, pair_j, pos, vel, angvel, mid_vel,
-                     mid_angvel, radius, inv_mass, fixed, material, wall_point, wall_normal, wall_vel,
-                     wall_material, (param_table, row_zeros), hist, out, status, owner, boundary_power, dt,
-                     overlap_limit, flags, quat, bodies, meshes, cylinders, cell)
+                     mid_angvel, radius, inv_mass, fixed, material, planes, (param_table, row_zeros), hist, out,
+                     status, owner, boundary_power, dt, overlap_limit, flags, quat, bodies, meshes, cylinders, cell)
 
 
 @jit
@@ -437,12 +443,13 @@ def advance(n_steps, dt, resume, model, state, table, run, shapes, walls):
     bodies, rigid, meshes, motion, clumps = shapes
     cylinders, servo, cell = walls
     shape_data, servos, moving = bodies[2], servo[0].shape[0] > 0, meshes[0].shape[0] > 0  # once per call
+    planes = (wall_point, wall_normal, wall_vel, wall_material)  # built once, not at every step's call
     n = pos.shape[0]
     first = np.int64(0)  # an int64 like the parallel loops' block bounds (a literal compiles anew)
     if n_steps < 0:
         _pairs_chunk(first, n, i_start, pair_j, pos, vel, angvel, vel, angvel, radius, inv_mass, fixed, material,
-                     wall_point, wall_normal, wall_vel, wall_material, pair_params, hist, out, status, owner,
-                     boundary_power, 0.0, overlap_limit, flags, quat, bodies, meshes, cylinders, cell)
+                     planes, pair_params, hist, out, status, owner, boundary_power, 0.0, overlap_limit, flags, quat,
+                     bodies, meshes, cylinders, cell)
         reduce_kick_block(first, n, j_start, j_pairs, out, status, owner, mass, inv_mass, inv_inertia, gravity, pos, vel,
                           angvel, quat, force, torque, vel_pred, angvel_pred, dissipated, diss_terms, boundary_work,
                           ref_pos, 0.0, 0.0, half_skin, flags, damping, rigid)
@@ -467,8 +474,8 @@ def advance(n_steps, dt, resume, model, state, table, run, shapes, walls):
     for s in range(n_steps):
         if n <= SWEEP_BLOCK:
             _pairs_chunk(first, n, i_start, pair_j, pos, vel_pred, angvel_pred, vel, angvel, radius, inv_mass, fixed,
-                         material, wall_point, wall_normal, wall_vel, wall_material, pair_params, hist, out, status,
-                         owner, boundary_power, dt, overlap_limit, flags, quat, bodies, meshes, cylinders, cell)
+                         material, planes, pair_params, hist, out, status, owner, boundary_power, dt, overlap_limit,
+                         flags, quat, bodies, meshes, cylinders, cell)
             # an overlap beyond the guard ends the call on a step boundary (a consistent state to diagnose)
             last = s == n_steps - 1 or flags[FLAG_OVERLAP] != 0 or flags[FLAG_STATE_NAN] != 0
             # the reduction fused with the next step's kick-drift (not with clumps: they move after
@@ -501,9 +508,8 @@ def advance(n_steps, dt, resume, model, state, table, run, shapes, walls):
             while a < n:
                 e = min(a + SWEEP_BLOCK, n)
                 _pairs_chunk(a, e, i_start, pair_j, pos, vel_pred, angvel_pred, vel, angvel, radius, inv_mass, fixed,
-                             material, wall_point, wall_normal, wall_vel, wall_material, pair_params, hist, out,
-                             status, owner, boundary_power, dt, overlap_limit, flags, quat, bodies, meshes, cylinders,
-                             cell)
+                             material, planes, pair_params, hist, out, status, owner, boundary_power, dt,
+                             overlap_limit, flags, quat, bodies, meshes, cylinders, cell)
                 _reduce_block(a, e, dt, 0.0, model, state, table, run, rigid, damping)
                 a = e
             if clumps is not None:
@@ -634,6 +640,7 @@ def _sweep_ranges(n, span, deferred, dt, model, state, table, run, shapes, dampi
     # row-length tuple goes in on its own, and the reduction gets the model with the table alone
     param_table, row_zeros = pair_params
     flat_model = (radius, mass, inv_mass, inv_inertia, fixed, material, gravity, wall_normal, wall_material, param_table)
+    planes = (wall_point, wall_normal, wall_vel, wall_material)
     for r in prange((n + span - 1) // span):
         a = r * span
         end = min(a + span, n)
@@ -642,9 +649,8 @@ def _sweep_ranges(n, span, deferred, dt, model, state, table, run, shapes, dampi
         while a < end:
             e = min(a + SWEEP_BLOCK, end)
             _pairs_chunk(a, e, i_start, pair_j, pos, vel_pred, angvel_pred, vel, angvel, radius, inv_mass, fixed,
-                         material, wall_point, wall_normal, wall_vel, wall_material, (param_table, row_zeros), hist,
-                         out, status, owner, boundary_power, dt, overlap_limit, flags, quat, bodies, meshes, cylinders,
-                         cell)
+                         material, planes, (param_table, row_zeros), hist, out, status, owner, boundary_power, dt,
+                         overlap_limit, flags, quat, bodies, meshes, cylinders, cell)
             # the block's bodies between the deferred runs
             lo = a
             while lo < e:
