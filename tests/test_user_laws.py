@@ -370,7 +370,8 @@ def test_a_law_in_an_importable_module_is_cached_for_the_next_process():
     model = adhesive_composite()
     sim = cl.Simulation(_adhesive_scene(2), model)
     sim.run(steps=10)
-    assert is_compiled(model.law_module)
+    row = sim.stepper.row_length  # the pair table's row length, written into the generated kernels
+    assert is_compiled(model.law_module, row_length=row)
     code = textwrap.dedent(f"""
         import sys, warnings
         sys.path.insert(0, {str(ROOT / 'tests')!r}); sys.path.insert(0, {str(ROOT / 'examples')!r})
@@ -378,7 +379,7 @@ def test_a_law_in_an_importable_module_is_cached_for_the_next_process():
         import test_user_laws as t
         from contactlab.engine.codegen import is_compiled
         m = t.adhesive_composite()
-        print(m.law_module, is_compiled(m.law_module))
+        print(m.law_module, is_compiled(m.law_module, row_length={row}))
     """)
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=300)
     assert out.returncode == 0, out.stderr

@@ -23,7 +23,7 @@ import time
 from pathlib import Path
 
 from ._arguments import did_you_mean
-from .engine.codegen import is_compiled
+from .engine.codegen import is_compiled, pair_row_length
 from .ensemble.sweep import add_sweep_parser, sweep_command
 from .errors import ContactlabError, InputError
 from .io.atomic import atomic_write_bytes, ensure_writable_folder
@@ -32,6 +32,7 @@ from .io.csv import EnergyCSVReporter
 from .io.scenefile import default_scene_path, load_scene_file
 from .io.vtk import VTKReporter
 from .laws.base import ContactModel
+from .materials import Material
 from .simulation import Simulation
 from .validation.battery import GROUPS, validate
 
@@ -117,6 +118,17 @@ def load_model(spec: str):
                      f"instance or a zero-argument callable returning one), e.g. {_EXAMPLE_MODEL}")
 
 
+def _kernels_compiled(model: ContactModel) -> bool:
+    """Whether the step kernels of ``model`` (spheres and planes) are cached already, for the
+    "compiling" hint; the pair table's row length taken from a table of one material (the same
+    for any)."""
+    try:
+        width = model.pair_table((Material(density=2500.0, young=1e7, poisson=0.3),)).shape[2]
+    except Exception:  # a hint only: a model that needs more than one material compiles anyway
+        return False
+    return is_compiled(model.law_module, dropped=model.unused_history_columns(), row_length=pair_row_length(width))
+
+
 def _validate(args) -> int:
 
     try:
@@ -131,7 +143,7 @@ def _validate(args) -> int:
         name = args.model.partition(":")[2].replace(".", "_")
         out = Path(args.out) if args.out else Path(f"validation-{name}")
 
-        if not is_compiled(model.law_module, dropped=model.unused_history_columns()):
+        if not _kernels_compiled(model):
             print("contactlab: compiling the kernels for this contact law (first run only, ~20-50 s)...", flush=True)
         print(f"contactlab: validating {model!r} ({'quick' if args.quick else 'full'} battery, groups "
               f"{', '.join(groups or GROUPS)})", flush=True)
@@ -171,7 +183,7 @@ def _run(args) -> int:
               f"{spec.model.name})", flush=True)
         t0 = time.perf_counter()
 
-        if not is_compiled(spec.model.law_module, dropped=spec.model.unused_history_columns()):
+        if not _kernels_compiled(spec.model):
             print("contactlab: compiling the kernels for this contact law (first run only, ~20-40 s)...",
                   flush=True)
         if args.restart:

@@ -62,6 +62,7 @@ _BOND_ROW_MARK = "# @@BOND_ROW@@"
 _HIST_SIZE_MARK = "# @@HIST_SIZE@@"
 _SHAPES_MARK = "# @@SHAPES_IMPORT@@"
 _INTEGRATE_MARK = "# @@INTEGRATE_IMPORT@@"
+_PAIR_ROW_MARK = "# @@PAIR_ROW@@"
 _PACKAGE_DIR = Path(__file__).resolve().parent.parent
 
 
@@ -134,13 +135,29 @@ def _integrate_import(lines, debug):
     _replace_marked(lines, _INTEGRATE_MARK, [f"from {integrate_module(debug)} import {names}  # law-independent kernels\n"])
 
 
-def _generated_source(law_module: str, debug: bool = False, shapes=False, dropped=()) -> tuple[str, str]:
+def pair_row_length(width: int) -> int:
+    """The length of the parameter row the step kernels hand the law, for a pair table of
+    ``width`` columns: the width, and 1 for a law without parameters (its table then gets one
+    unused column of zeros: Numba has no tuple of no floats to index)."""
+    return max(1, int(width))
+
+
+def _generated_source(law_module: str, debug: bool = False, shapes=False, dropped=(),
+                      row_length: int = 1) -> tuple[str, str]:
     """Source text and module name of the kernel module for ``law_module`` (``debug``: the same
     kernels left uncompiled, calling the law's plain-Python version; ``shapes``: False for spheres
     and plane walls only (stand-ins, never called, for the other narrow phases), else the narrow
     phases the scene needs besides the mesh triangles, a subset of :data:`FEATURES`; ``dropped``:
     the law's history columns the contact table does not store, see
-    :mod:`contactlab.engine.history_layout`)."""
+    :mod:`contactlab.engine.history_layout`; ``row_length``: the pair table's row length P, see
+    :func:`pair_row_length`).
+
+    The row's length is written into the module (``_pair_row`` reads P columns into a tuple), not
+    handed to the kernels as a tuple of P zeros: seven floats more among the pair pass's arguments
+    made LLVM copy them all through registers at every call, 0.46 instead of 0.20 us a two-body
+    step (``benchmarks/README.md``, "Two bodies again")."""
+    if not isinstance(row_length, int) or row_length < 1:
+        raise ContactlabError(f"kernel module for {law_module!r}: row_length must be an int >= 1, got {row_length!r}")
     template_path = Path(__file__).resolve().parent / "kernels.py"
     template = template_path.read_text()
     lines = template.splitlines(keepends=True)
@@ -169,6 +186,9 @@ def _generated_source(law_module: str, debug: bool = False, shapes=False, droppe
         _replace_marked(lines, _SHAPES_MARK, [f"from {dispatch_module(shapes)} import body_pair, body_triangle, "
                                               f"body_wall, select_triangles  # the scene's narrow phases\n"])
     _integrate_import(lines, debug)
+    items = ", ".join(f"pair_params[a, b, {c}]" for c in range(row_length))
+    _replace_marked(lines, _PAIR_ROW_MARK, [f"    return ({items}{',' if row_length == 1 else ''})  "
+                                            f"# the pair table's {row_length} columns\n"])
     spheres_only = shapes is False or shapes is None
     _replace_marked(lines, "# @@SPHERES_ONLY@@", [f"SPHERES_ONLY = {spheres_only}  # spheres and plane walls only\n"])
     load = [k for k, line in enumerate(lines) if _LOAD_MARK in line]
@@ -198,6 +218,7 @@ def _generated_source(law_module: str, debug: bool = False, shapes=False, droppe
                                                  "_shapes" + "".join(f[0] for f in sorted(shapes)))
     if dropped:
         kind += "_drop" + "_".join(map(str, dropped))
+    kind += f"_p{row_length}"
     return source, f"_contactlab_{kind}_{tag}_{digest.hexdigest()[:16]}"
 
 
@@ -222,9 +243,7 @@ def _make_debug(lines, law_module):
                  "    sphere_cylinder, cylinder_surface = (\n"
                  "    f.py_func for f in (add, cross, dot, scale, sub, sphere_sphere, sphere_sphere_offset, centre_offset,\n"
                  "                        sphere_wall, sphere_cylinder,\n"
-                 "                        cylinder_surface))\n"
-                 "\n\ndef tuple_setitem(t, c, value):  # debug mode: Numba's intrinsic in plain Python\n"
-                 "    return t[:c] + (value,) + t[c + 1:]\n")
+                 "                        cylinder_surface))\n")
 
 
 def python_law(law_module: str):
@@ -264,14 +283,15 @@ def _generate_energy_and_bonds(lines, module, law_module, hist_layout):
                                             else "    return 0.0\n"])
 
 
-def is_compiled(law_module: str, shapes=False, dropped=()) -> bool:
+def is_compiled(law_module: str, shapes=False, dropped=(), row_length: int = 1) -> bool:
     """True when the kernels for ``law_module`` are already compiled and cached on disk (the
     variant for spheres and planes, or with ``shapes`` the one with those narrow phases; with
-    ``dropped`` the one for a table without those history columns)."""
+    ``dropped`` the one for a table without those history columns; ``row_length``: the pair
+    table's row length, :func:`pair_row_length`)."""
     try:
         if not getattr(importlib.import_module(law_module), "CACHEABLE", True):
             return False
-        _, name = _generated_source(law_module, shapes=shapes, dropped=tuple(dropped))
+        _, name = _generated_source(law_module, shapes=shapes, dropped=tuple(dropped), row_length=row_length)
     except Exception:
         return False
     pattern = f"{name}.advance*-*.nbi"  # the serial or the parallel step kernel
@@ -281,21 +301,22 @@ def is_compiled(law_module: str, shapes=False, dropped=()) -> bool:
     return bool(numba_dir) and any(Path(numba_dir).rglob(pattern))
 
 
-def kernel_module(law_module: str, debug: bool = False, shapes=False, dropped=()):
+def kernel_module(law_module: str, debug: bool = False, shapes=False, dropped=(), row_length: int = 1):
     """Import (generating it first if needed) the kernel module specialised for ``law_module``;
     ``debug``: its plain-Python twin (nothing compiled, the law runs as written); ``shapes``:
     False for spheres and planes, else the tuple of narrow-phase features the scene needs (see
     :data:`FEATURES`; mesh triangles come with any shapes variant); ``dropped``: the law's history
     columns the contact table does not store (:mod:`contactlab.engine.history_layout`; () for the
-    full layout, which the probe uses)."""
+    full layout, which the probe uses); ``row_length``: the pair table's row length P (the step
+    kernels hand the law P floats; the probe, which takes its row as an array, any)."""
     if shapes is not False and shapes is not None:
         shapes = tuple(sorted(set(shapes)))
-    return _kernel_module(law_module, bool(debug), shapes, tuple(int(c) for c in dropped))
+    return _kernel_module(law_module, bool(debug), shapes, tuple(int(c) for c in dropped), row_length)
 
 
 @lru_cache(maxsize=None)
-def _kernel_module(law_module: str, debug: bool, shapes, dropped: tuple = ()):
-    source, name = _generated_source(law_module, debug, shapes, dropped)
+def _kernel_module(law_module: str, debug: bool, shapes, dropped: tuple = (), row_length: int = 1):
+    source, name = _generated_source(law_module, debug, shapes, dropped, row_length)
     cacheable = getattr(importlib.import_module(law_module), "CACHEABLE", True)
     return write_module(cache_dir() if cacheable else session_dir(), name, source)
 

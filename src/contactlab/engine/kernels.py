@@ -51,7 +51,6 @@ from __future__ import annotations
 
 import numpy as np
 from numba import prange
-from numba.cpython.unsafe.tuple import tuple_setitem
 
 from contactlab._jit import jit, kernel, pkernel
 from contactlab.engine.layout import (
@@ -126,16 +125,13 @@ def _bond_state_row(hist, k):
 
 @jit
 def _pair_row(pair_params, a, b):
-    """Row ``[a, b]`` of the pair table (materials ``a`` and ``b``) as a tuple of floats, the law's ``p``.
-
-    ``pair_params = (table (M, M, P), zeros)``: the P-tuple of zeros gives the row's length to the
-    compiler.  A tuple rather than the array row: a row view costs two atomic reference-count
-    updates per pair (~8 % of the pair pass), a tuple none.
+    """Row ``[a, b]`` of the pair table ``pair_params`` (M, M, P) (materials ``a`` and ``b``) as a
+    tuple of P floats, the law's ``p`` (generated for the table's P).  A tuple rather than the array
+    row: a row view costs two atomic reference-count updates per pair (~8 % of the pair pass), a
+    tuple none.
     """
-    table, row = pair_params
-    for c in range(len(row)):
-        row = tuple_setitem(row, c, table[a, b, c])
-    return row
+    return (pair_params[a, b, 0], pair_params[a, b, 1], pair_params[a, b, 2], pair_params[a, b, 3],  # @@PAIR_ROW@@
+            pair_params[a, b, 4], pair_params[a, b, 5], pair_params[a, b, 6])  # @@PAIR_ROW@@
 
 
 @jit
@@ -374,11 +370,10 @@ def pair_forces(i_start, pair_j, pos, vel, angvel, mid_vel, mid_angvel, radius, 
     """
     n = pos.shape[0]
     b = block_size(n, n_blocks)
-    param_table, row_zeros = pair_params  # a parallel loop cannot take a tuple of numbers nested in a tuple
     planes = (wall_point, wall_normal, wall_vel, wall_material)
     for c in prange((n + b - 1) // b):
         _pairs_chunk(c * b, min((c + 1) * b, n), i_start, pair_j, pos, vel, angvel, mid_vel,
-                     mid_angvel, radius, inv_mass, fixed, material, planes, (param_table, row_zeros), hist, out,
+                     mid_angvel, radius, inv_mass, fixed, material, planes, pair_params, hist, out,
                      status, owner, boundary_power, dt, overlap_limit, flags, quat, bodies, meshes, cylinders, cell)
 
 
@@ -411,8 +406,7 @@ def advance(n_steps, dt, resume, model, state, table, run, shapes, walls):
     The arguments, grouped by owner (built by :class:`contactlab.engine.stepper.Stepper`):
 
     * ``model`` (frozen, per body unless said): ``(radius, mass, inv_mass, inv_inertia, fixed,
-      material, gravity (3,), wall_normal (W, 3), wall_material (W,), pair_params)``, ``pair_params =
-      (table (M, M, P), P zeros)`` (see :func:`_pair_row`);
+      material, gravity (3,), wall_normal (W, 3), wall_material (W,), pair_params (M, M, P))``;
     * ``state`` (time-varying, per body): ``(pos, vel, angvel, quat, force, torque, wall_point,
       wall_vel, dissipated, diss_terms, boundary_work, boundary_power, damping_work,
       damping_force)``, the last two empty without local damping (never touched then);
@@ -636,10 +630,6 @@ def _sweep_ranges(n, span, deferred, dt, model, state, table, run, shapes, dampi
     vel_pred, angvel_pred, owner, half_skin, overlap_limit, n_blocks, local_damping, flags = run
     bodies, rigid, meshes, motion, clumps = shapes
     run_lo, run_hi, range_first = deferred
-    # a parallel loop cannot take a tuple of numbers nested in a tuple (Numba): the pair table's
-    # row-length tuple goes in on its own, and the reduction gets the model with the table alone
-    param_table, row_zeros = pair_params
-    flat_model = (radius, mass, inv_mass, inv_inertia, fixed, material, gravity, wall_normal, wall_material, param_table)
     planes = (wall_point, wall_normal, wall_vel, wall_material)
     for r in prange((n + span - 1) // span):
         a = r * span
@@ -649,7 +639,7 @@ def _sweep_ranges(n, span, deferred, dt, model, state, table, run, shapes, dampi
         while a < end:
             e = min(a + SWEEP_BLOCK, end)
             _pairs_chunk(a, e, i_start, pair_j, pos, vel_pred, angvel_pred, vel, angvel, radius, inv_mass, fixed,
-                         material, planes, (param_table, row_zeros), hist, out, status, owner, boundary_power, dt,
+                         material, planes, pair_params, hist, out, status, owner, boundary_power, dt,
                          overlap_limit, flags, quat, bodies, meshes, cylinders, cell)
             # the block's bodies between the deferred runs
             lo = a
@@ -658,7 +648,7 @@ def _sweep_ranges(n, span, deferred, dt, model, state, table, run, shapes, dampi
                     k += 1
                 hi = min(run_lo[k], e) if k < k_end else e
                 if lo < hi:
-                    _reduce_block(lo, hi, dt, 0.0, flat_model, state, table, run, rigid, damping)
+                    _reduce_block(lo, hi, dt, 0.0, model, state, table, run, rigid, damping)
                 lo = max(hi, min(run_hi[k], e)) if k < k_end else e
             a = e
 

@@ -33,13 +33,14 @@ _ENGINE = str(Path(__file__).resolve().parent.parent)
 _DEBUG_PROBES = contextvars.ContextVar("contactlab_debug_probes", default=False)
 
 
-def kernels_for(law_module: str, *, debug: bool = False, shapes=False, dropped=()):
+def kernels_for(law_module: str, *, debug: bool = False, shapes=False, dropped=(), row_length: int = 1):
     """The kernel module of ``law_module``: compiled (cached on disk), or with ``debug`` its
     plain-Python twin; ``shapes``: the narrow-phase features of the scene (see
     :func:`contactlab.engine.codegen.shape_features`), False for spheres and plane walls;
     ``dropped``: the law's history columns the contact table does not store
-    (:mod:`contactlab.engine.history_layout`)."""
-    return kernel_module(law_module, debug, shapes, dropped)
+    (:mod:`contactlab.engine.history_layout`); ``row_length``: the pair table's row length
+    (:func:`contactlab.engine.codegen.pair_row_length`)."""
+    return kernel_module(law_module, debug, shapes, dropped, row_length)
 
 
 def launch(contact_model, kernel, *args):

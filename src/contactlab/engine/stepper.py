@@ -35,7 +35,7 @@ from ..errors import InputError, SimulationBlowUp
 from ..geometry.shapes import KIND_NAMES
 from ..neighbors.exclusions import Exclusions
 from . import layout
-from .codegen import shape_features
+from .codegen import pair_row_length, shape_features
 from .contact_geometry import store_geometry, stored
 from .contact_table import ContactTable
 from .history_layout import HistoryLayout, continued_layout
@@ -154,6 +154,8 @@ class Stepper:
         self._complete_state(n_terms)
         #: (M, M, P) pair-parameter table of the law, per pair of materials (mixing done once)
         self.pair_params = np.ascontiguousarray(law.scene_pair_table(model), dtype=np.float64)
+        #: the length P of the row the kernels hand the law (written into the generated kernels)
+        self.row_length = pair_row_length(self.pair_params.shape[2])
         #: which of the law's history columns the table stores (:mod:`contactlab.engine.history_layout`):
         #: the law's own layout, or for a saved table (which comes in the full layout) the one it continues in
         self.history_layout = HistoryLayout.of(law)
@@ -185,7 +187,7 @@ class Stepper:
         #: the model's principal moments and their inverses as the rigid-body kernels take them (set on first use)
         self._principal = None
         self.kernels = kernels_for(law.law_module, debug=self.debug, shapes=self.shape_features,
-                                   dropped=self.history_layout.dropped)
+                                   dropped=self.history_layout.dropped, row_length=self.row_length)
         self.exclusions = exclusions if exclusions is not None else Exclusions(
             model.n_materials, model.n_spheres + model.n_walls + model.n_triangles)
         self.bond_log = bond_log if bond_log is not None else BondLog()
@@ -195,12 +197,11 @@ class Stepper:
         #: the blow-up that stopped the run, if any
         self.failure: SimulationBlowUp | None = None
         m = model
-        # the pair table with a tuple of its row length, which hands the law each row as a tuple
-        # (the kernels' _pair_row); a law without parameters gets a row of one unused zero (Numba
-        # cannot compile the row's loop for an empty tuple)
+        # the kernels read each row into a tuple of row_length floats (their _pair_row); a law
+        # without parameters gets a row of one unused zero (pair_row_length)
         table = self.pair_params if self.pair_params.shape[2] else np.zeros(self.pair_params.shape[:2] + (1,))
         self._model_args = (m.radius, m.mass, m.inv_mass, m.inv_inertia, m.fixed, m.material, m.gravity,
-                            m.wall_normal, m.wall_material, (table, (0.0,) * table.shape[2]))
+                            m.wall_normal, m.wall_material, table)
         s = state
         self._state_args = (s.positions, s.velocities, s.angular_velocities, s.orientations, s.forces, s.torques,
                             s.wall_points, s.wall_velocities, s.dissipated, s.dissipation_terms, s.boundary_work,
@@ -324,7 +325,8 @@ class Stepper:
         t = self.table
         new = continued_layout(law, t.hist[: t.n_pairs], self.history_layout)
         if new != self.history_layout:
-            kernels = kernels_for(law.law_module, debug=self.debug, shapes=self.shape_features, dropped=new.dropped)
+            kernels = kernels_for(law.law_module, debug=self.debug, shapes=self.shape_features, dropped=new.dropped,
+                                  row_length=self.row_length)
             rows = self.history_layout.convert(t.hist[: t.n_pairs], new)
             self.history_layout = t.history_layout = new
             extra = t.set_history(rows, self._bond_column(law))
