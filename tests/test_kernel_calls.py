@@ -4,7 +4,7 @@ CPython compiles a call with more than 30 arguments (a keyword counts twice), or
 of more than 30 items, into a list turned into a tuple at run time (``CALL_FUNCTION_EX``,
 ``LIST_TO_TUPLE``).  Numba compiles that tuple as built and dropped at every call, and reference-
 counts every array in it: around the pair pass of every step that was ~70 atomic operations, the
-two-body step at 0.61 us instead of 0.46 us (``benchmarks/README.md``, "Two bodies again").  Nothing
+two-body step at 0.61 us instead of 0.46 us (``benchmarks/README.md``, "Two bodies, fixed").  Nothing
 in the physics shows it; this test does, for every function compiled by Numba in contactlab.
 """
 from __future__ import annotations

@@ -154,8 +154,8 @@ def _generated_source(law_module: str, debug: bool = False, shapes=False, droppe
 
     The row's length is written into the module (``_pair_row`` reads P columns into a tuple), not
     handed to the kernels as a tuple of P zeros: seven floats more among the pair pass's arguments
-    made LLVM copy them all through registers at every call, 0.46 instead of 0.20 us a two-body
-    step (``benchmarks/README.md``, "Two bodies again")."""
+    made LLVM copy them all through registers at every call, 0.46 instead of 0.22 us a two-body
+    step (``benchmarks/README.md``, "Two bodies, fixed")."""
     if not isinstance(row_length, int) or row_length < 1:
         raise ContactlabError(f"kernel module for {law_module!r}: row_length must be an int >= 1, got {row_length!r}")
     template_path = Path(__file__).resolve().parent / "kernels.py"
