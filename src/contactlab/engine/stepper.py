@@ -199,7 +199,8 @@ class Stepper:
         m = model
         # the kernels read each row into a tuple of row_length floats (their _pair_row); a law
         # without parameters gets a row of one unused zero (pair_row_length)
-        table = self.pair_params if self.pair_params.shape[2] else np.zeros(self.pair_params.shape[:2] + (1,))
+        table = (self.pair_params if self.pair_params.shape[2] == self.row_length
+                 else np.zeros(self.pair_params.shape[:2] + (self.row_length,)))
         self._model_args = (m.radius, m.mass, m.inv_mass, m.inv_inertia, m.fixed, m.material, m.gravity,
                             m.wall_normal, m.wall_material, table)
         s = state
