@@ -51,17 +51,20 @@ def stability_limit(columns, rows, radius, seed):
     return sim.stability_limit
 
 
-def run_dda(columns, rows, radius, seed, friction, speed, max_time, dt, dynamic, newmark, velocity_ratio):
+def run_dda(columns, rows, radius, seed, friction, speed, max_time, dt, dynamic, newmark, velocity_ratio,
+            rigid=False):
     scene, radii, stone, width = pile_scene(columns, rows, radius, seed)
     dda = cl.DDA(scene, dt=dt, friction=friction, dynamic=dynamic, newmark=newmark,
                  max_displacement=0.25 * radius, velocity_ratio=velocity_ratio)
+    if rigid:
+        dda.fix(range(len(radii)), dofs=("eps_x", "eps_y", "gamma_xy"))
     t0 = time.perf_counter()
     settled = dda.settle(speed_tolerance=speed, max_duration=max_time, check_every=0.01)
     wall = time.perf_counter() - t0
     log = dda.log
     full = float(np.mean(log["dt"] >= 0.999 * dt))
-    return dict(code="dda", seed=seed, n=len(radii), wall_s=wall, simulated_s=dda.time, settled=settled,
-                dt=dt, steps=dda.n_steps, full_dt_steps=full, cg_per_step=float(log["cg_iterations"].mean()),
+    return dict(code="dda", seed=seed, n=len(radii), rigid=rigid, wall_s=wall, simulated_s=dda.time,
+                settled=settled, dt=dt, steps=dda.n_steps, full_dt_steps=full, cg_per_step=float(log["cg_iterations"].mean()),
                 cg_per_solve=float(log["cg_iterations"].sum() / log["open_close_iterations"].sum()),
                 open_close_mean=float(log["open_close_iterations"].mean()),
                 rejected=int(log["rejected"].sum()), cuts=[int(log[k].sum()) for k in
@@ -84,6 +87,8 @@ def main():
     ap.add_argument("--static", action="store_true", help="DDA static analysis (velocities reset every step)")
     ap.add_argument("--newmark", type=float, nargs=2, default=(0.5, 1.0))
     ap.add_argument("--velocity-ratio", type=float, default=1.0, help="DDA's dynamic ratio (1: undamped)")
+    ap.add_argument("--rigid", action="store_true",
+                    help="DDA with rigid disks: every body's strain unknowns held at 0 (DDA.fix)")
     ap.add_argument("--codes", nargs="+", default=["explicit", "dda"])
     ap.add_argument("--json", default=None)
     args = ap.parse_args()
@@ -95,7 +100,8 @@ def main():
                 r = run_explicit(args.columns, args.rows, args.radius, seed, args.friction, args.speed, args.max_time)
             else:
                 r = run_dda(args.columns, args.rows, args.radius, seed, args.friction, args.speed, args.max_time,
-                            args.dt_factor * limit, not args.static, tuple(args.newmark), args.velocity_ratio)
+                            args.dt_factor * limit, not args.static, tuple(args.newmark), args.velocity_ratio,
+                            args.rigid)
             rows.append(r)
             print(json.dumps(r), flush=True)
     if args.json:
