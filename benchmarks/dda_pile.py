@@ -64,7 +64,8 @@ def run_dda(columns, rows, radius, seed, friction, speed, max_time, dt, dynamic,
     log = dda.log
     full = float(np.mean(log["dt"] >= 0.999 * dt))
     return dict(code="dda", seed=seed, n=len(radii), rigid=rigid, wall_s=wall, simulated_s=dda.time,
-                settled=settled, dt=dt, steps=dda.n_steps, full_dt_steps=full, cg_per_step=float(log["cg_iterations"].mean()),
+                settled=settled, dt=dt, steps=dda.n_steps, full_dt_steps=full,
+                cg_per_step=float(log["cg_iterations"].mean()),
                 cg_per_solve=float(log["cg_iterations"].sum() / log["open_close_iterations"].sum()),
                 open_close_mean=float(log["open_close_iterations"].mean()),
                 rejected=int(log["rejected"].sum()), cuts=[int(log[k].sum()) for k in
