@@ -142,6 +142,35 @@ def test_free_fall_is_exact(newmark):
     assert dda.n_steps == 250 and dda.log["rejected"].sum() == 0
 
 
+def test_a_dynamic_step_is_as_long_as_free_flight_allows():
+    """A thrown disk with ``dt`` far above what ``max_displacement`` allows: every step is chosen
+    so that free flight moves it at most 0.9 max_displacement (no try is cut), the first one
+    exactly ``v h + g h^2 / 2 = 0.9 max_displacement``, and the fall stays the closed form."""
+    v0, d_max = (0.3, 2.0), 0.002
+    dda = cl.DDA(_one_disk((0.0, 1.0), velocity=v0), dt=0.05, max_displacement=d_max)
+    dda.run(0.3)
+    log = dda.log
+    assert log["rejected"].sum() == 0 and (log["max_displacement"] <= 0.9 * d_max * (1.0 + 1e-12)).all()
+    speed = math.hypot(*v0)
+    assert log["dt"][0] == pytest.approx((math.sqrt(speed ** 2 + 2.0 * G * 0.9 * d_max) - speed) / G, rel=1e-12)
+    t = dda.time
+    np.testing.assert_allclose(dda.positions[0], (0.3 * t, 1.0 + 2.0 * t - 0.5 * G * t * t), rtol=1e-12)
+
+
+def test_the_work_of_cut_tries_is_logged():
+    """Static analysis (no free-flight bound): a free disk falls ``g h^2 / 2`` per step, 49 mm at
+    ``dt`` = 0.1 s against a 1 mm limit, so the first try is cut once for its displacement; its
+    open-close iteration and Krylov iterations are logged apart from the accepted try's."""
+    dda = cl.DDA(_one_disk((0.0, 1.0)), dt=0.1, dynamic=False, max_displacement=0.001)
+    dda.run(0.05)
+    log = dda.log
+    assert log["rejected"][0] == 1 and log["cut_displacement"][0] == 1
+    assert log["cut_open_close_iterations"][0] == 1 and log["cut_cg_iterations"][0] >= 1
+    clean = log["rejected"] == 0
+    assert clean.any() and (log["cut_open_close_iterations"][clean] == 0).all()
+    assert (log["cut_cg_iterations"][clean] == 0).all()
+
+
 def _incline(theta, mu, duration=0.2):
     """A disk whose rotation is held (a block) on a line wall inclined at ``theta``, started at
     rest at the penalty spring's equilibrium sink; returns the slide along the incline (m)."""

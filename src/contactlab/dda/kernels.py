@@ -29,7 +29,8 @@ A step (``dt`` the size tried):
 5. update: centroids, angles, shapes (``M <- G M G^T``), stresses (``sigma + E eps``, turned with
    the body), velocities and accelerations by the Newmark rule (Shi's ``v <- 2 D / dt - v`` when ``beta = 1/2,
    gamma = 1``) or 0 (static), point loads' points, the
-   contacts' history.  The next step tries ``min(1.3 dt, dt_max)`` after a step accepted at once.
+   contacts' history.  The next step tries ``min(1.3 dt, dt_max)`` after a step accepted at once,
+   in a dynamic run no longer than free flight allows (:func:`_free_flight_step`).
 
 Contacts: body ``cj`` (always a body) and ``ci`` (a body, or ``-1 - w`` for wall ``w``); the normal
 points from ``ci`` to ``cj``; a body-wall contact's ``e_n`` has zeros on side 0 and its gap a
@@ -460,6 +461,27 @@ def _update_bodies(bodies, loads, params, x, dt):
 
 
 @jit(inline="never")
+def _free_flight_step(bodies, params):
+    """The largest step (s) in which no body would move more than 0.9 ``max_disp`` in free flight:
+    its velocities (the measure of :func:`_max_displacement` applied to ``vel``) and gravity,
+    ``v h + |g| h^2 / 2``.  A try longer than this is, in a dynamic run, all but certain to be cut
+    for its displacement, after a full open-close loop (at 10,000 disks the costliest tries of a
+    settling pile: benchmarks/README.md)."""
+    shp, vel = bodies[2], bodies[7]
+    speed = 0.0
+    for i in range(vel.shape[0]):
+        r = math.sqrt(max(shp[i, 0], shp[i, 1]) + abs(shp[i, 2]))
+        v = math.sqrt(vel[i, 0] ** 2 + vel[i, 1] ** 2) + r * (abs(vel[i, 2]) + abs(vel[i, 3]) + abs(vel[i, 4])
+                                                              + abs(vel[i, 5]))
+        speed = max(speed, v)
+    reach = 0.9 * params[P_MAX_DISP]
+    g = math.sqrt(params[P_GX] ** 2 + params[P_GY] ** 2)
+    if g > 0.0:
+        return (math.sqrt(speed * speed + 2.0 * g * reach) - speed) / g
+    return reach / speed if speed > 0.0 else math.inf
+
+
+@jit(inline="never")
 def _wall_reach(walls, dt):
     out = 0.0
     wvel = walls[2]
@@ -499,7 +521,12 @@ def advance(bodies, walls, loads, params, ints, hist, log, time, t_end, dt, max_
         m = ci.shape[0]
         rejected = 0
         cuts = np.zeros(4)
-        h = min(dt, t_end - time)
+        cut_oc = 0  # the iterations spent in the tries that were cut
+        cut_cg = 0
+        h = dt
+        if params[P_DYNAMIC] != 0.0:
+            h = min(h, _free_flight_step(bodies, params))
+        h = min(h, t_end - time)
         if t_end - time - h < 0.01 * h:
             h = t_end - time
         while True:
@@ -521,6 +548,8 @@ def advance(bodies, walls, loads, params, ints, hist, log, time, t_end, dt, max_
             if ok and disp <= params[P_MAX_DISP] and pen <= params[P_PEN_TOL]:
                 break
             rejected += 1
+            cut_oc += oc
+            cut_cg += cg
             if not cg_ok:
                 cuts[1] += 1
             elif not ok:
@@ -566,6 +595,8 @@ def advance(bodies, walls, loads, params, ints, hist, log, time, t_end, dt, max_
         row[8] = rejected
         for k in range(4):
             row[9 + k] = cuts[k]
+        row[13] = cut_oc
+        row[14] = cut_cg
         steps += 1
         if rejected == 0:
             dt = min(params[P_DT_MAX], max(dt, h) * 1.3)

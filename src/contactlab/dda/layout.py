@@ -52,7 +52,7 @@ N_PARAM = 17
 #: than the largest displacement, a contact penetrated beyond the tolerance
 LOG_COLUMNS = ("time", "dt", "open_close_iterations", "cg_iterations", "residual", "closed_contacts",
                "max_penetration", "max_displacement", "rejected", "cut_open_close", "cut_solver",
-               "cut_displacement", "cut_penetration")
+               "cut_displacement", "cut_penetration", "cut_open_close_iterations", "cut_cg_iterations")
 N_LOG = len(LOG_COLUMNS)
 
 # status of the advance kernel

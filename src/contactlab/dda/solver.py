@@ -323,11 +323,15 @@ class DDA:
         """Per-step log, arrays of length ``n_steps``: ``time`` and ``dt`` (s), ``open_close_iterations``,
         ``cg_iterations`` (all solves of the step), ``residual`` (relative, last solve),
         ``closed_contacts``, ``max_penetration`` and ``max_displacement`` (m), ``rejected`` (tries
-        cut before the step was accepted)."""
+        cut before the step was accepted), the cuts by cause (``cut_open_close``, ``cut_solver``,
+        ``cut_displacement``, ``cut_penetration``) and the work of the cut tries
+        (``cut_open_close_iterations``, ``cut_cg_iterations``; the other counts are the accepted
+        try's)."""
         rows = np.concatenate(self._log_chunks) if self._log_chunks else np.zeros((0, L.N_LOG))
         out = {name: rows[:, k].copy() for k, name in enumerate(L.LOG_COLUMNS)}
         for name in ("open_close_iterations", "cg_iterations", "closed_contacts", "rejected", "cut_open_close",
-                     "cut_solver", "cut_displacement", "cut_penetration"):
+                     "cut_solver", "cut_displacement", "cut_penetration", "cut_open_close_iterations",
+                     "cut_cg_iterations"):
             out[name] = out[name].astype(np.int64)
         return out
 
