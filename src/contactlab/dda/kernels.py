@@ -22,7 +22,9 @@ A step (``dt`` the size tried):
    packings (a friction force raising the normal forces that set it, by a factor ~100 per
    iteration).  The loop ends when no contact changes state, not counting a change that corrects
    a force below ``force_tol`` times the largest normal force (a contact at the brink of
-   opening, or of slipping, flips back and forth with no effect on the solution);
+   opening, or of slipping, flips back and forth with no effect on the solution); it is given
+   up when a contact has changed state ``CYCLE_FLIPS`` times (a cycle, which would run to
+   ``max_oc``);
 4. acceptance: the loop converged, every PCG solve reached its tolerance, no point moved more than
    ``max_disp`` and no closed contact penetrates deeper than ``pen_tol``; otherwise the step is
    repeated at ``0.3 dt`` (at least) and, below ``dt_min``, the run stops with ``TOO_SMALL``;
@@ -54,6 +56,11 @@ from contactlab.dda.layout import (DONE, LOCKED, LOG_FULL, NOT_FINITE, OPEN, P_C
 from contactlab.dda.pcg import bicgstab, contact_lists, factor_preconditioner, pcg
 
 __all__ = ["advance", "detect"]
+
+
+#: a contact that changed state this many times in one try marks a cycle: the open-close loop
+#: is given up (the try is cut) instead of running to ``max_oc`` (benchmarks/README.md)
+CYCLE_FLIPS = 6
 
 
 @jit
@@ -283,6 +290,7 @@ def solve_step(bodies, walls, loads, params, ints, con, dt):
     gap = np.zeros(m)
     fn = np.zeros(m)
     fs = np.zeros(m)
+    flips = np.zeros(m, dtype=np.int64)
     converged = False
     cg_total = 0
     residual = 0.0
@@ -346,6 +354,7 @@ def solve_step(bodies, walls, loads, params, ints, con, dt):
                 fmax = max(fmax, -p * g)
         ftol = params[P_FORCE_TOL] * fmax
         changed = 0
+        cycling = False
         for c in range(m):
             g, s = _gap_and_shear(c, ci, cj, g0, nrm, en, et, walls, dt, x)
             gap[c] = g
@@ -385,9 +394,14 @@ def solve_step(bodies, walls, loads, params, ints, con, dt):
                     fs[c] = sgn[c] * mu * fn[c]
             if new != old and miss > ftol:
                 changed += 1
+                flips[c] += 1
+                if flips[c] >= CYCLE_FLIPS:
+                    cycling = True
             state[c] = new
         if changed == 0:
             converged = True
+            break
+        if cycling:
             break
     return converged and cg_ok, x, state, fn, fs, gap, it, cg_total, residual, cg_ok
 

@@ -78,7 +78,8 @@ class DDA:
     cg_tolerance : float
         PCG stop: residual norm at most this fraction of the right-hand side's.
     max_open_close : int
-        Open-close iterations allowed before the step is cut.
+        Open-close iterations allowed before the step is cut (sooner when one contact has
+        changed state 6 times: a cycle).
     force_tolerance : float
         The open-close iteration has converged when no contact changes state, or when every
         change left corrects a force below this fraction of the step's largest normal force (a
