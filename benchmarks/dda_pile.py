@@ -36,13 +36,17 @@ def run_explicit(columns, rows, radius, seed, friction, speed, max_time):
     sim = cl.Simulation(scene, law, local_damping=0.1)
     sim.run(steps=1)
     t0 = time.perf_counter()
-    while sim.time < max_time:
+    settled = False
+    while sim.time < max_time and not settled:
         sim.run(duration=0.01)
-        if np.abs(sim.velocities).max() < speed:
-            break
+        settled = np.abs(sim.velocities).max() < speed
+        if round(sim.time / 0.01) % 10 == 0:
+            print(f"explicit t={sim.time:.2f} s wall={time.perf_counter() - t0:.0f} s "
+                  f"max speed={np.abs(sim.velocities).max():.3g} m/s", file=sys.stderr, flush=True)
     wall = time.perf_counter() - t0
-    return dict(code="explicit", seed=seed, n=len(radii), wall_s=wall, simulated_s=sim.time, dt=sim.dt,
-                fraction=band_fraction(sim.positions[:, :2], radii, width, radius))
+    return dict(code="explicit", seed=seed, n=len(radii), wall_s=wall, simulated_s=sim.time, settled=bool(settled),
+                dt=sim.dt, fraction=band_fraction(sim.positions[:, :2], radii, width, radius),
+                peak_rss_mb=resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024.0)
 
 
 def stability_limit(columns, rows, radius, seed):
@@ -52,14 +56,19 @@ def stability_limit(columns, rows, radius, seed):
 
 
 def run_dda(columns, rows, radius, seed, friction, speed, max_time, dt, dynamic, newmark, velocity_ratio,
-            rigid=False):
+            rigid=False, cg_tolerance=1e-9):
     scene, radii, stone, width = pile_scene(columns, rows, radius, seed)
     dda = cl.DDA(scene, dt=dt, friction=friction, dynamic=dynamic, newmark=newmark,
-                 max_displacement=0.25 * radius, velocity_ratio=velocity_ratio)
+                 max_displacement=0.25 * radius, velocity_ratio=velocity_ratio, cg_tolerance=cg_tolerance)
     if rigid:
         dda.fix(range(len(radii)), dofs=("eps_x", "eps_y", "gamma_xy"))
     t0 = time.perf_counter()
-    settled = dda.settle(speed_tolerance=speed, max_duration=max_time, check_every=0.01)
+    settled = False
+    while not settled and dda.time < max_time * (1.0 - 1e-12):
+        # in pieces of 0.1 s, each followed by a line of progress on stderr
+        settled = dda.settle(speed_tolerance=speed, max_duration=min(0.1, max_time - dda.time), check_every=0.01)
+        print(f"dda t={dda.time:.2f} s wall={time.perf_counter() - t0:.0f} s steps={dda.n_steps} "
+              f"max speed={dda.max_speed():.3g} m/s", file=sys.stderr, flush=True)
     wall = time.perf_counter() - t0
     log = dda.log
     full = float(np.mean(log["dt"] >= 0.999 * dt))
@@ -67,6 +76,8 @@ def run_dda(columns, rows, radius, seed, friction, speed, max_time, dt, dynamic,
                 settled=settled, dt=dt, steps=dda.n_steps, full_dt_steps=full,
                 cg_per_step=float(log["cg_iterations"].mean()),
                 cg_per_solve=float(log["cg_iterations"].sum() / log["open_close_iterations"].sum()),
+                cut_cg_share=float(log["cut_cg_iterations"].sum()
+                                   / max(1, log["cut_cg_iterations"].sum() + log["cg_iterations"].sum())),
                 open_close_mean=float(log["open_close_iterations"].mean()),
                 rejected=int(log["rejected"].sum()), cuts=[int(log[k].sum()) for k in
                                                         ("cut_open_close", "cut_solver", "cut_displacement",
@@ -88,6 +99,7 @@ def main():
     ap.add_argument("--static", action="store_true", help="DDA static analysis (velocities reset every step)")
     ap.add_argument("--newmark", type=float, nargs=2, default=(0.5, 1.0))
     ap.add_argument("--velocity-ratio", type=float, default=1.0, help="DDA's dynamic ratio (1: undamped)")
+    ap.add_argument("--cg-tolerance", type=float, default=1e-9, help="DDA's cg_tolerance (relative residual)")
     ap.add_argument("--rigid", action="store_true",
                     help="DDA with rigid disks: every body's strain unknowns held at 0 (DDA.fix)")
     ap.add_argument("--codes", nargs="+", default=["explicit", "dda"])
@@ -102,7 +114,7 @@ def main():
             else:
                 r = run_dda(args.columns, args.rows, args.radius, seed, args.friction, args.speed, args.max_time,
                             args.dt_factor * limit, not args.static, tuple(args.newmark), args.velocity_ratio,
-                            args.rigid)
+                            args.rigid, args.cg_tolerance)
             rows.append(r)
             print(json.dumps(r), flush=True)
     if args.json:
