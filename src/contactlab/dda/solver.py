@@ -76,7 +76,9 @@ class DDA:
         The elasticity of the strain unknowns (default plane stress, the bodies being plates of
         the scene's thickness).
     cg_tolerance : float
-        PCG stop: residual norm at most this fraction of the right-hand side's.
+        PCG stop: residual norm at most this fraction of the right-hand side's, for the solve
+        that ends a step (the open-close loop's solves before its states settle stop at 1e-4,
+        or at this tolerance if larger).
     max_open_close : int
         Open-close iterations allowed before the step is cut (sooner when one contact has
         changed state 6 times: a cycle).
