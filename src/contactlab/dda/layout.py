@@ -49,7 +49,8 @@ N_PARAM = 17
 #: (all solves of the step), largest relative residual of its last solve, closed contacts, largest
 #: penetration (m), largest displacement (m), tries rejected before it was accepted, and of them
 #: those cut because the open-close iteration did not settle, a solve failed, a point moved more
-#: than the largest displacement, a contact penetrated beyond the tolerance
+#: than the largest displacement, a contact penetrated beyond the tolerance; then the open-close
+#: and CG iterations spent in the tries that were cut (the counts before are the accepted try's)
 LOG_COLUMNS = ("time", "dt", "open_close_iterations", "cg_iterations", "residual", "closed_contacts",
                "max_penetration", "max_displacement", "rejected", "cut_open_close", "cut_solver",
                "cut_displacement", "cut_penetration", "cut_open_close_iterations", "cut_cg_iterations")
