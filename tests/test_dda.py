@@ -341,6 +341,18 @@ def test_velocity_ratio_scales_the_carried_velocity():
     assert dda.velocities[0, 1] == pytest.approx(want, rel=1e-12)
 
 
+def test_velocity_ratio_is_per_unit_of_time_whatever_the_step_control():
+    """Without gravity a thrown disk keeps ``r^(t / dt) v_0``: the ratio is applied per full
+    step, a step cut to ``h`` (here by the free-flight bound of a small ``max_displacement``)
+    carrying ``r^(h / dt)``, so the damping per second does not depend on the step control."""
+    r, dt = 0.8, 0.01
+    dda = cl.DDA(_one_disk((0.0, 1.0), gravity=(0.0, 0.0), velocity=(2.0, 0.0)), dt=dt, velocity_ratio=r,
+                 max_displacement=0.002)
+    dda.run(0.05)
+    assert dda.n_steps > 20 and (dda.log["dt"] < dt).all()
+    assert dda.velocities[0, 0] == pytest.approx(2.0 * r ** (dda.time / dt), rel=1e-12)
+
+
 @pytest.mark.slow
 def test_settling_pile_at_100x_the_explicit_limit_matches_the_explicit_packing():
     """96 bidisperse disks dropped into a box (tests/helpers/pile_2d.py), three seeds.  Reference:
