@@ -16,6 +16,10 @@ __all__ = ["max_displacement", "update_bodies", "free_flight_step"]
 
 @jit(inline="never")
 def max_displacement(x, shp):
+    """The largest displacement (m) that the step unknowns ``x`` (n, 6) give a point of a body:
+    per body ``|(u0, v0)| + r (|r0| + |eps_x| + |eps_y| + |gamma_xy|)``, ``r`` (m) the largest
+    semi-axis from the shape matrix ``shp`` (n, 3; m^2).  Applied to the rates ``vel`` (n, 6) it
+    is the largest speed (m/s) in the same measure."""
     out = 0.0
     for i in range(x.shape[0]):
         r = math.sqrt(max(shp[i, 0], shp[i, 1]) + abs(shp[i, 2]))
@@ -26,6 +30,10 @@ def max_displacement(x, shp):
 
 @jit(inline="never")
 def update_bodies(bodies, loads, params, x, dt):
+    """Apply the accepted step's unknowns ``x`` (n, 6: m, m, rad and three strains) over ``dt``
+    (s): centroids, angles, shape matrices, stresses (Pa, turned with the body), velocities and
+    accelerations by the Newmark rule scaled by the velocity ratio (or zero in static analysis),
+    and the point loads' points (m, relative to the centroid)."""
     pos, angle, shp, mass, young, poisson, stress, vel, free, rate = bodies[:10]
     acc = bodies[10]
     beta = params[P_BETA]
@@ -92,13 +100,7 @@ def free_flight_step(bodies, params):
     ``v h + |g| h^2 / 2``.  A try longer than this is, in a dynamic run, all but certain to be cut
     for its displacement, after a full open-close loop (at 10,000 disks the costliest tries of a
     settling pile: benchmarks/README.md)."""
-    shp, vel = bodies[2], bodies[7]
-    speed = 0.0
-    for i in range(vel.shape[0]):
-        r = math.sqrt(max(shp[i, 0], shp[i, 1]) + abs(shp[i, 2]))
-        v = math.sqrt(vel[i, 0] ** 2 + vel[i, 1] ** 2) + r * (abs(vel[i, 2]) + abs(vel[i, 3]) + abs(vel[i, 4])
-                                                              + abs(vel[i, 5]))
-        speed = max(speed, v)
+    speed = max_displacement(bodies[7], bodies[2])
     reach = 0.9 * params[P_MAX_DISP]
     g = math.sqrt(params[P_GX] ** 2 + params[P_GY] ** 2)
     if g > 0.0:
