@@ -19,7 +19,7 @@ from .geometry.rotation import rotation_matrices, rotation_matrix
 from .geometry.sphere_cylinder import WALL_PLANE, cylinder_surface_np
 
 __all__ = ["pair_data", "contacts", "contact", "n_contacts", "wall_forces", "mesh_forces", "mesh_torques",
-           "mesh_triangles", "energy", "linear_momentum", "angular_momentum", "spin_momenta", "clump_spin_momenta",
+           "mesh_triangles", "energy", "unbalanced_force_ratio", "linear_momentum", "angular_momentum", "spin_momenta", "clump_spin_momenta",
            "summary",
            "convex_roll_output", "rotation_matrices"]
 
@@ -284,6 +284,27 @@ def energy(model, state, table, law, local_damping: float = 0.0) -> dict[str, fl
     e0 = s.initial_energy
     out["balance_error"] = (total - boundary - (e0["total"] - e0["boundary_work"])) if e0 is not None else 0.0
     return out
+
+
+def unbalanced_force_ratio(model, state, table) -> float:
+    """Mean net force on the free bodies over the mean contact force (dimensionless), see
+    :meth:`contactlab.Simulation.unbalanced_force_ratio`."""
+    free = _free(model)
+    net = [np.linalg.norm(state.forces[free], axis=1)]
+    if model.n_clumps:
+        net.append(np.linalg.norm(state.clump_forces, axis=1))
+    net = np.concatenate(net)
+    t = table
+    contact_sum, n_contacts = 0.0, 0
+    for a in range(0, t.n_pairs, ENERGY_BLOCK):   # in blocks: no whole-table temporaries
+        b = slice(a, min(a + ENERGY_BLOCK, t.n_pairs))
+        f = t.out[b, layout.OUT_FORCE: layout.OUT_FORCE + 3][t.status[b] == layout.ACTIVE]
+        contact_sum += float(np.linalg.norm(f, axis=1).sum())
+        n_contacts += len(f)
+    mean_net = float(net.mean()) if len(net) else 0.0
+    if contact_sum == 0.0:
+        return np.inf if mean_net > 0.0 else 0.0
+    return mean_net / (contact_sum / n_contacts)
 
 
 def linear_momentum(model, state) -> np.ndarray:

@@ -1043,6 +1043,20 @@ class Simulation:
             out["inflow"], out["outflow"] = e0["inflow"], e0["outflow"]
         return out
 
+    def unbalanced_force_ratio(self) -> float:
+        """How far the bodies are from static equilibrium: the mean magnitude of the net force on
+        the free bodies (contacts, walls and gravity; a clump counted once) divided by the mean
+        magnitude of the contact forces, at the last force evaluation.  Dimensionless; 0 in
+        static equilibrium, ``inf`` while forces act and no contact carries any (free fall).
+
+        This is the usual stopping test of quasi-static DEM (YADE's ``unbalancedForce``, PFC's
+        mean force ratio), typically 1e-2 to 1e-5.  It is the test to use with
+        ``local_damping``: local damping opposes a body's acceleration, not its velocity, so a
+        body rolling freely on a flat wall (net force zero) keeps its speed, and a test on
+        speeds alone may never be met.
+        """
+        return observables.unbalanced_force_ratio(self.model, self.state, self.stepper.table)
+
     def linear_momentum(self) -> np.ndarray:
         """(3,) total linear momentum of the free spheres, kg m/s."""
         return observables.linear_momentum(self.model, self.state)
