@@ -15,7 +15,7 @@ import contactlab as cl
 from contactlab.dda import numpy_twin as reference
 from contactlab.dda.blocks import add_elastic_block, mass_block
 from contactlab.dda.pcg import apply_operator, apply_sgs, bicgstab, contact_lists, factor_preconditioner, pcg
-from helpers.pile_2d import band_fraction, explicit_law, pile_scene
+from helpers.pile_2d import area_below, band_fraction, explicit_law, pile_scene
 
 G = 9.81
 ROCK = cl.Material(density=2500.0, young=1e7, poisson=0.25)
@@ -353,6 +353,24 @@ def test_velocity_ratio_is_per_unit_of_time_whatever_the_step_control():
     assert dda.velocities[0, 0] == pytest.approx(2.0 * r ** (dda.time / dt), rel=1e-12)
 
 
+def test_area_of_an_ellipse_below_a_height_against_sampling():
+    """The pile's packing measure cuts strained disks (ellipses) by horizontal lines in closed form;
+    reference: counting the points of a fine grid inside the ellipse and below the line."""
+    rng = np.random.default_rng(4)
+    for _ in range(4):
+        a, b, phi = rng.uniform(0.5, 1.5), rng.uniform(0.5, 1.5), rng.uniform(0.0, np.pi)
+        rot = np.array([[np.cos(phi), -np.sin(phi)], [np.sin(phi), np.cos(phi)]])
+        m = rot @ np.diag([a * a, b * b]) @ rot.T
+        h = rng.uniform(-np.sqrt(m[1, 1]), np.sqrt(m[1, 1]))
+        closed = area_below(np.array([0.0]), np.array([[m[0, 0], m[1, 1], m[0, 1]]]), h)[0]
+        g = np.linspace(-1.6, 1.6, 2001)
+        x, y = np.meshgrid(g, g)
+        inv = np.linalg.inv(m)
+        inside = inv[0, 0] * x * x + 2 * inv[0, 1] * x * y + inv[1, 1] * y * y <= 1.0
+        sampled = np.count_nonzero(inside & (y <= h)) * (g[1] - g[0]) ** 2
+        assert closed == pytest.approx(sampled, rel=3e-3, abs=3e-3)
+
+
 @pytest.mark.slow
 def test_settling_pile_at_100x_the_explicit_limit_matches_the_explicit_packing():
     """96 bidisperse disks dropped into a box (tests/helpers/pile_2d.py), three seeds.  Reference:
@@ -380,7 +398,7 @@ def test_settling_pile_at_100x_the_explicit_limit_matches_the_explicit_packing()
         log = dda.log
         assert (log["max_penetration"] <= dda.penetration_tolerance).all()
         assert (log["dt"] >= 0.999 * 100.0 * limit).sum() >= 10
-        implicit.append(band_fraction(dda.positions, radii, width, radius))
+        implicit.append(band_fraction(dda.positions, radii, width, radius, dda.shape_matrices))
         # tries cut for an open-close loop that cycles are given up early (a contact that changed
         # state 6 times), not after max_open_close = 30 iterations each
         only = (log["rejected"] > 0) & (log["cut_open_close"] == log["rejected"])
