@@ -174,9 +174,10 @@ def test_the_work_of_cut_tries_is_logged():
     assert (log["cut_cg_iterations"][clean] == 0).all()
 
 
-def _incline(theta, mu, duration=0.2):
+def _incline(theta, mu, duration=0.2, **bond):
     """A disk whose rotation is held (a block) on a line wall inclined at ``theta``, started at
-    rest at the penalty spring's equilibrium sink; returns the slide along the incline (m)."""
+    rest at the penalty spring's equilibrium sink (``bond``: the DDA's cohesion arguments);
+    returns the slide along the incline (m)."""
     r, t = 0.01, 0.01
     scene = cl.Scene(dimension=2, gravity=(0.0, -G), thickness=t)
     normal = np.array([-math.sin(theta), math.cos(theta)])
@@ -185,7 +186,7 @@ def _incline(theta, mu, duration=0.2):
     sink = mass * G * math.cos(theta) / penalty
     scene.add_disk(tuple(normal * (r - sink)), r, ROCK)
     scene.add_wall((0.0, 0.0), tuple(normal), ROCK)
-    dda = cl.DDA(scene, dt=1e-3, friction=mu, penalty=penalty)
+    dda = cl.DDA(scene, dt=1e-3, friction=mu, penalty=penalty, **bond)
     dda.fix(0, "r0")
     start = dda.positions[0].copy()
     dda.run(duration)
@@ -214,6 +215,69 @@ def test_block_on_incline_slides_as_theory(mu):
     assert slide == pytest.approx(expected, rel=1e-5)
     assert abs(off) < 1e-6                      # stays on the line (sinks by its elastic strain only)
     assert list(dda.contacts()["state"]) == ["sliding"]
+
+# ---------------------------------------------------------------- bonds: Mohr-Coulomb with cohesion
+
+@pytest.mark.parametrize("margin", [1.25, 0.8])
+def test_bonded_block_on_incline_is_held_by_cohesion_or_slides(margin):
+    """Mohr-Coulomb with cohesion: a bonded block on an incline steeper than its friction angle
+    holds while ``m g (sin - mu cos) <= c`` (the shear force then carries ``m g sin``); with ``c``
+    below that the bond breaks in the first step and the block slides as an unbonded one,
+    ``s = g (sin - mu cos) t^2 / 2``."""
+    theta, mu = math.radians(30.0), 0.3
+    mass = ROCK.density * math.pi * 0.01 ** 2 * 0.01
+    needed = mass * G * (math.sin(theta) - mu * math.cos(theta))
+    dda, slide, off = _incline(theta, mu, cohesion=margin * needed)
+    c = dda.contacts()
+    if margin > 1.0:
+        assert list(c["state"]) == ["locked"] and list(c["bonded"]) == [True] and dda.n_bonds == 1
+        assert abs(c["shear_force"][0]) == pytest.approx(mass * G * math.sin(theta), rel=1e-2)
+        assert abs(slide) < 2 * mass * G * math.sin(theta) / dda.shear_penalty
+    else:
+        assert list(c["bonded"]) == [False] and dda.n_bonds == 0
+        assert slide == pytest.approx(0.5 * G * (math.sin(theta) - mu * math.cos(theta)) * dda.time ** 2, rel=1e-5)
+
+
+@pytest.mark.parametrize("strength", [2.0, 0.5])
+def test_disk_hangs_from_a_bond_until_its_weight_exceeds_the_tensile_strength(strength):
+    """A disk touching a ceiling (a line wall facing down), bonded: with ``T = 2 m g`` it hangs, the
+    bond in tension carrying its weight (static analysis: ``F_n = -m g``, the gap ``m g / p``);
+    with ``T = m g / 2`` the bond breaks in the first step and the disk falls freely,
+    ``y0 - g t^2 / 2``."""
+    r = 0.01
+    scene = cl.Scene(dimension=2, gravity=(0.0, -G), thickness=0.01)
+    scene.add_disk((0.0, -r), r, ROCK)
+    scene.add_wall((0.0, 0.0), (0.0, -1.0), ROCK)
+    weight = ROCK.density * math.pi * r * r * 0.01 * G
+    dda = cl.DDA(scene, dt=1e-3, tensile_strength=strength * weight, dynamic=strength < 1.0)
+    assert dda.n_bonds == 1
+    dda.run(0.05)
+    c = dda.contacts()
+    if strength > 1.0:
+        assert list(c["bonded"]) == [True]
+        assert c["normal_force"][0] == pytest.approx(-weight, rel=1e-6)
+        assert c["gap"][0] == pytest.approx(weight / dda.penalty, rel=1e-3)
+    else:
+        assert dda.n_bonds == 0 and not c["bonded"].any()
+        assert dda.positions[0, 1] == pytest.approx(-r - 0.5 * G * dda.time ** 2, rel=1e-9)
+
+
+def test_only_contacts_of_the_start_are_bonded():
+    """Two disks: one resting on the floor at the start (bonded), one dropped on it later (not)."""
+    r = 0.01
+    scene = cl.Scene(dimension=2, gravity=(0.0, -G), thickness=0.01)
+    scene.add_disks([(0.0, r), (0.0, 3.5 * r)], r, ROCK)
+    scene.add_wall((0.0, 0.0), (0.0, 1.0), ROCK)
+    dda = cl.DDA(scene, dt=1e-3, friction=0.5, cohesion=1.0, tensile_strength=1.0, velocity_ratio=0.9)
+    assert dda.n_bonds == 1
+    dda.run(0.2)
+    c = dda.contacts()
+    closed = c["state"] != "open"
+    floor = closed & (c["wall"] == 0)
+    pair = closed & (c["body_i"] == 0) & (c["body_j"] == 1)
+    assert floor.sum() == 1 and pair.sum() == 1
+    assert c["bonded"][floor].all() and not c["bonded"][pair].any()
+
 
 
 def test_column_of_disks_carries_the_weight_above_each_contact():
@@ -414,6 +478,8 @@ def test_settling_pile_at_100x_the_explicit_limit_matches_the_explicit_packing()
     (lambda s: cl.DDA(s, dt=1e-3, plane="stres"), "did you mean 'stress'"),
     (lambda s: cl.DDA(s, dt=1e-3, newmark=(0.2, 0.5)), "2 beta >= gamma"),
     (lambda s: cl.DDA(s, dt=1e-3, friction=-0.1), "friction"),
+    (lambda s: cl.DDA(s, dt=1e-3, cohesion=-1.0), "cohesion"),
+    (lambda s: cl.DDA(s, dt=1e-3, tensile_strength=math.nan), "tensile_strength"),
     (lambda s: cl.DDA(s, dt=1e-3, velocity_ratio=1.5), "velocity_ratio must be in"),
     (lambda s: cl.DDA(s, dt=1e-3, force_tolerance=2.0), "force_tolerance must be below 1"),
     (lambda s: cl.DDA(s, dt=1e-3).fix(0, "rotation"), "did you mean|allowed"),

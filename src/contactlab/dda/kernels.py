@@ -16,9 +16,11 @@ A step (``dt`` the size tried):
    ``g = g0 + e_n . D`` closes a contact when negative and opens it when positive (no
    hysteresis: one of ``1e-3 pen_tol`` let closed contacts pull with ~60 times a disk's weight in
    a heap, the floor then carrying 1.2 times the weight); a closed contact carries ``F_n = -p g``
-   and is locked if the trial shear force ``F_s0 + k_s e_t . D`` is within ``mu F_n``
-   (Mohr-Coulomb without cohesion), else sliding with the friction ``mu F_n`` against the trial
-   force's sign.  A sliding contact's friction is implicit in ``F_n`` (the non-symmetric friction
+   and is locked if the trial shear force ``F_s0 + k_s e_t . D`` is within ``mu F_n``, else
+   sliding with the friction ``mu F_n`` against the trial force's sign.  A bonded contact
+   (Mohr-Coulomb with cohesion ``c`` and tensile strength ``T``, forces per contact) stays closed
+   and locked while ``-F_n = p g <= T`` and ``|F_s| <= c + mu F_n`` (``F_n`` negative in tension);
+   beyond either it breaks for good, within the iteration, and is an unbonded contact from then on.  A sliding contact's friction is implicit in ``F_n`` (the non-symmetric friction
    block): with the previous iteration's ``F_n`` instead, the iteration diverged in wedged
    packings (a friction force raising the normal forces that set it, by a factor ~100 per
    iteration).  The loop ends when no contact changes state, not counting a change that corrects
@@ -50,9 +52,9 @@ from contactlab._jit import jit, kernel
 from contactlab.dda.blocks import add_elastic_block, area_of, mass_block, t_transpose_dot
 from contactlab.dda.contact_geometry import (bounding_radii, candidate_pairs, count_candidates, pair_geometry,
                                              wall_geometry)
-from contactlab.dda.layout import (DONE, LOCKED, LOG_FULL, NOT_FINITE, OPEN, P_CG_TOL, P_DT_MAX, P_DT_MIN,
-                                   P_BETA, P_DYNAMIC, P_FORCE_TOL, P_FRICTION, P_GX, P_GY, P_MAX_DISP, P_PEN_TOL,
-                                   P_PENALTY, P_PLANE_STRAIN, P_SHEAR, P_THICKNESS, SLIDING,
+from contactlab.dda.layout import (DONE, LOCKED, LOG_FULL, NOT_FINITE, OPEN, P_CG_TOL, P_COHESION, P_DT_MAX,
+                                   P_DT_MIN, P_BETA, P_DYNAMIC, P_FORCE_TOL, P_FRICTION, P_GX, P_GY, P_MAX_DISP,
+                                   P_PEN_TOL, P_PENALTY, P_PLANE_STRAIN, P_SHEAR, P_TENSILE, P_THICKNESS, SLIDING,
                                    TOO_SMALL)
 from contactlab.dda.motion import free_flight_step, max_displacement, update_bodies
 from contactlab.dda.pcg import bicgstab, contact_lists, factor_preconditioner, pcg
@@ -86,10 +88,11 @@ def _find(keys, count, key):
 @jit(inline="never")
 def detect(bodies, walls, margin, hist):
     """Contacts at the start of a step, in key order: ``(ci, cj, key, g0, nrm, pts, en, et, state,
-    fs0, fn0)`` (``pts``: the two support points relative to their centroids); the state, shear and normal force come from the history of the same key."""
+    fs0, fn0, bond)`` (``pts``: the two support points relative to their centroids); the state,
+    shear and normal force and the bond come from the history of the same key."""
     pos, shp = bodies[0], bodies[2]
     wpt, wnrm = walls[0], walls[1]
-    hkey, hstate, hfs, hfn, hnrm = hist
+    hkey, hstate, hfs, hfn, hnrm, hbond = hist
     hcount = hkey.shape[0]
     n = pos.shape[0]
     nw = wpt.shape[0]
@@ -159,6 +162,7 @@ def detect(bodies, walls, margin, hist):
     state = np.zeros(m, dtype=np.int8)
     fs0 = np.zeros(m)
     fn0 = np.zeros(m)
+    bond = np.zeros(m, dtype=np.int8)
     for c in range(m):
         n0 = o_nrm[c, 0]
         n1 = o_nrm[c, 1]
@@ -172,7 +176,8 @@ def detect(bodies, walls, margin, hist):
             state[c] = hstate[h]
             fs0[c] = hfs[h]
             fn0[c] = hfn[h]
-    return o_ci, o_cj, o_key, o_g0, o_nrm, o_pts, en, et, state, fs0, fn0
+            bond[c] = hbond[h]
+    return o_ci, o_cj, o_key, o_g0, o_nrm, o_pts, en, et, state, fs0, fn0, bond
 
 
 @jit(inline="never")
@@ -270,20 +275,23 @@ def _add_side(b, e, c, o, i, f):
 @jit(inline="never")
 def solve_step(bodies, walls, loads, params, ints, con, dt):
     """One step of size ``dt`` with the open-close iteration; returns ``(converged, x, state, fn,
-    fs, gap, oc_iterations, cg_iterations, residual, cg_ok)``."""
-    ci, cj, key, g0, nrm, pts, en, et, state0, fs0, fn0 = con
+    fs, gap, oc_iterations, cg_iterations, residual, cg_ok, bond)`` (``bond``: the bonds left)."""
+    ci, cj, key, g0, nrm, pts, en, et, state0, fs0, fn0, bond0 = con
     free = bodies[8]
     n = bodies[0].shape[0]
     m = ci.shape[0]
     p = params[P_PENALTY]
     ks = params[P_SHEAR]
     mu = params[P_FRICTION]
+    cohesion = params[P_COHESION]
+    tensile = params[P_TENSILE]
     dynamic = params[P_DYNAMIC] != 0.0
     max_oc = ints[0]
     max_cg = ints[1]
     kd, bb, x = _body_system(bodies, loads, params, dt, dynamic)
     start, entry = contact_lists(n, m, ci, cj)
     state = state0.copy()
+    bond = bond0.copy()
     sgn = np.zeros(m)
     for c in range(m):
         sgn[c] = 1.0 if fs0[c] >= 0.0 else -1.0
@@ -365,6 +373,20 @@ def solve_step(bodies, walls, loads, params, ints, con, dt):
             g, s = _gap_and_shear(c, ci, cj, g0, nrm, en, et, walls, dt, x)
             gap[c] = g
             old = state[c]
+            if bond[c] != 0:
+                # a bond holds while its tension p g is within T and its shear within c + mu F_n
+                # (F_n < 0 in tension); beyond either it breaks, for good
+                trial = fs0[c] + ks * s
+                if p * g <= tensile and abs(trial) <= cohesion - mu * p * g:
+                    state[c] = LOCKED
+                    fn[c] = -p * g
+                    fs[c] = trial
+                    if old != LOCKED:
+                        changed += 1
+                    continue
+                bond[c] = 0
+                changed += 1
+                old = OPEN if g > 0.0 else LOCKED
             if old == OPEN:
                 closed = g < 0.0
             else:
@@ -413,7 +435,7 @@ def solve_step(bodies, walls, loads, params, ints, con, dt):
             continue
         if cycling:
             break
-    return converged and cg_ok, x, state, fn, fs, gap, it, cg_total, residual, cg_ok
+    return converged and cg_ok, x, state, fn, fs, gap, it, cg_total, residual, cg_ok, bond
 
 
 @jit(inline="never")
@@ -432,21 +454,23 @@ def advance(bodies, walls, loads, params, ints, hist, log, time, t_end, dt, max_
     ``bodies``: ``(pos (n,2), angle (n,), shp (n,3), mass, young, poisson, stress (n,3), vel (n,6),
     free (n,6), rate (n,6), acc (n,6))``, updated in place; ``walls``: ``(point (w,2), normal (w,2), velocity
     (w,2))``; ``loads``: ``(body (k,), point relative to the centroid (k,2), force (k,2))``;
-    ``hist``: the last step's contacts ``(key, state, shear force, normal force, normal)``;
+    ``hist``: the last step's contacts ``(key, state, shear force, normal force, normal, bond)``;
     ``log`` (rows, N_LOG).  Returns ``(status, steps, time, dt, hist, contacts)`` where
-    ``contacts = (ci, cj, normal, point, gap, normal force, shear force, state)`` of the last
-    accepted step (point: the midpoint of the two support points, global).
+    ``contacts = (ci, cj, normal, point, gap, normal force, shear force, state, bond)`` of the
+    last accepted step (point: the midpoint of the two support points, global).
     """
     pos = bodies[0]
     shp = bodies[2]
     n = pos.shape[0]
     status = DONE
     steps = 0
-    margin = 2.0 * params[P_MAX_DISP] + _wall_reach(walls, params[P_DT_MAX])
+    # a bond in tension keeps its contact up to the gap T / p
+    margin = 2.0 * params[P_MAX_DISP] + _wall_reach(walls, params[P_DT_MAX]) + params[P_TENSILE] / params[P_PENALTY]
     e_ci = np.zeros(0, dtype=np.int64)
     e_f = np.zeros(0)
     e_v = np.zeros((0, 2))
-    out = (e_ci, e_ci.copy(), e_v, e_v.copy(), e_f, e_f.copy(), e_f.copy(), np.zeros(0, dtype=np.int8))
+    out = (e_ci, e_ci.copy(), e_v, e_v.copy(), e_f, e_f.copy(), e_f.copy(), np.zeros(0, dtype=np.int8),
+           np.zeros(0, dtype=np.int8))
     while steps < max_steps and time < t_end * (1.0 - 1e-14) - 1e-300:
         if steps >= log.shape[0]:
             status = LOG_FULL
@@ -465,7 +489,8 @@ def advance(bodies, walls, loads, params, ints, hist, log, time, t_end, dt, max_
         if t_end - time - h < 0.01 * h:
             h = t_end - time
         while True:
-            ok, x, state, fn, fs, gap, oc, cg, res, cg_ok = solve_step(bodies, walls, loads, params, ints, con, h)
+            ok, x, state, fn, fs, gap, oc, cg, res, cg_ok, bond = solve_step(bodies, walls, loads, params, ints,
+                                                                             con, h)
             finite = True
             for i in range(n):
                 for d in range(6):
@@ -515,8 +540,8 @@ def advance(bodies, walls, loads, params, ints, hist, log, time, t_end, dt, max_
         for w in range(wpt.shape[0]):
             wpt[w, 0] += wvel[w, 0] * h
             wpt[w, 1] += wvel[w, 1] * h
-        hist = (key.copy(), state.copy(), fs.copy(), fn.copy(), nrm.copy())
-        out = (ci, cj, nrm, cpt, gap, fn, fs, state)
+        hist = (key.copy(), state.copy(), fs.copy(), fn.copy(), nrm.copy(), bond.copy())
+        out = (ci, cj, nrm, cpt, gap, fn, fs, state, bond)
         time += h
         row = log[steps]
         row[0] = time

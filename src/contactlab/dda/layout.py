@@ -13,7 +13,7 @@ from __future__ import annotations
 __all__ = ["N_DOF", "DOF_NAMES", "U0", "V0", "R0", "EPS_X", "EPS_Y", "GAMMA_XY", "OPEN", "SLIDING", "LOCKED",
            "P_PENALTY", "P_SHEAR", "P_FRICTION", "P_THICKNESS", "P_GX", "P_GY", "P_DT_MAX", "P_MAX_DISP",
            "P_PEN_TOL", "P_CG_TOL", "P_PLANE_STRAIN", "P_DYNAMIC", "P_DT_MIN", "P_FORCE_TOL", "P_BETA", "P_GAMMA",
-           "P_VELOCITY_RATIO",
+           "P_VELOCITY_RATIO", "P_COHESION", "P_TENSILE",
            "N_PARAM",
            "LOG_COLUMNS", "N_LOG", "DONE", "NEED_ROOM", "TOO_SMALL", "LOG_FULL", "NOT_FINITE"]
 
@@ -43,7 +43,9 @@ P_FORCE_TOL = 13     # open-close iteration: a change of state counts when the f
 P_BETA = 14          # Newmark beta of the time integration (Shi's DDA: 1/2)
 P_GAMMA = 15         # Newmark gamma (Shi's DDA: 1)
 P_VELOCITY_RATIO = 16  # Shi's dynamic ratio: the velocities carried into the next step are scaled by it
-N_PARAM = 17
+P_COHESION = 17      # shear strength (N) of a bonded contact at zero normal force (Mohr-Coulomb's c, per contact)
+P_TENSILE = 18       # largest tension (N) a bonded contact carries
+N_PARAM = 19
 
 #: per-step log: time at the end of the step (s), its dt (s), open-close iterations, CG iterations
 #: (all solves of the step), largest relative residual of its last solve, closed contacts, largest

@@ -47,7 +47,16 @@ class DDA:
         ``max_displacement``, leave a penetration above ``penetration_tolerance``, or when the
         open-close iteration does not settle; the following steps grow back towards ``dt``.
     friction : float
-        Coulomb friction coefficient ``tan(phi)`` of every contact (Mohr-Coulomb, no cohesion).
+        Coulomb friction coefficient ``tan(phi)`` of every contact (Mohr-Coulomb).
+    cohesion, tensile_strength : float, N
+        Strength of the bonded contacts, per contact (Mohr-Coulomb's cohesion ``c`` and a tension
+        cut-off ``T``; default 0: no bonds).  With either above 0, the contacts whose gap is at
+        most ``bond_gap`` at the start are bonded: a bond carries tension up to ``T`` and shear up
+        to ``c + friction F_n`` (``F_n`` negative in tension), and once either is exceeded it
+        breaks for good (the contact is then an ordinary frictional one).  Contacts that form
+        later are never bonded.
+    bond_gap : float, m
+        Largest gap of a contact bonded at the start; default ``penetration_tolerance``.
     penalty : float, N/m
         Normal contact spring; default ``50 E t`` (``E`` the largest Young's modulus, ``t`` the
         thickness), in Shi's recommended range ``(10-100) E`` per unit thickness.
@@ -92,7 +101,8 @@ class DDA:
 
     def __init__(self, scene: Scene, *, dt, friction=0.0, penalty=None, shear_penalty=None, max_displacement=None,
                  penetration_tolerance=None, dynamic=True, plane="stress", newmark=(0.5, 1.0), cg_tolerance=1e-9,
-                 max_open_close=30, max_cg_iterations=None, force_tolerance=1e-4, velocity_ratio=1.0):
+                 max_open_close=30, max_cg_iterations=None, force_tolerance=1e-4, velocity_ratio=1.0,
+                 cohesion=0.0, tensile_strength=0.0, bond_gap=None):
         if not isinstance(scene, Scene):
             raise InputError(f"scene must be a contactlab Scene, got {type(scene).__name__}")
         if scene.dimension != 2:
@@ -132,6 +142,9 @@ class DDA:
             as_positive("max_displacement", max_displacement, "m")
         self.penetration_tolerance = 0.02 * smallest if penetration_tolerance is None else \
             as_positive("penetration_tolerance", penetration_tolerance, "m")
+        self.cohesion = as_nonnegative("cohesion", cohesion, "N")
+        self.tensile_strength = as_nonnegative("tensile_strength", tensile_strength, "N")
+        self.bond_gap = self.penetration_tolerance if bond_gap is None else as_nonnegative("bond_gap", bond_gap, "m")
         self.dynamic = as_bool("dynamic", dynamic)
         self.velocity_ratio = as_nonnegative("velocity_ratio", velocity_ratio)
         if self.velocity_ratio > 1.0:
@@ -171,6 +184,8 @@ class DDA:
         p[L.P_FORCE_TOL] = force_tol
         p[L.P_BETA], p[L.P_GAMMA] = beta, gamma
         p[L.P_VELOCITY_RATIO] = self.velocity_ratio
+        p[L.P_COHESION] = self.cohesion
+        p[L.P_TENSILE] = self.tensile_strength
         self._ints = np.array([oc, cg], dtype=np.int64)
 
         vel = np.zeros((n, 6))
@@ -194,12 +209,14 @@ class DDA:
                        np.array(state.wall_velocities[:, :2], order="C"))
         self._loads = (np.zeros(0, dtype=np.int64), np.zeros((0, 2)), np.zeros((0, 2)))
         self._hist = (np.zeros(0, dtype=np.int64), np.zeros(0, dtype=np.int8), np.zeros(0), np.zeros(0),
-                      np.zeros((0, 2)))
+                      np.zeros((0, 2)), np.zeros(0, dtype=np.int8))
         self._contacts = None
         self._log_chunks: list[np.ndarray] = []
         self.time = 0.0
         self._dt_next = self._dt
         self._check_initial_overlaps()
+        if self.cohesion > 0.0 or self.tensile_strength > 0.0:
+            self._bond_initial_contacts()
 
     # ------------------------------------------------------------------ set-up
     @property
@@ -270,6 +287,20 @@ class DDA:
             if -gap[k] > tol:
                 raise InputError(f"body {k} penetrates wall {w} by {-gap[k]:.3g} m at the start, more than "
                                  f"penetration_tolerance={tol:.3g} m")
+
+    def _bond_initial_contacts(self) -> None:
+        """The contacts within ``bond_gap`` now become the history of a step: closed, locked,
+        bonded, no force yet."""
+        con = kernels().detect(self._bodies, self._walls, self.bond_gap, self._hist)
+        key, nrm = con[2], con[4]
+        m = key.shape[0]
+        self._hist = (key.copy(), np.full(m, L.LOCKED, dtype=np.int8), np.zeros(m), np.zeros(m), nrm.copy(),
+                      np.ones(m, dtype=np.int8))
+
+    @property
+    def n_bonds(self) -> int:
+        """Bonds not broken yet."""
+        return int(self._hist[5].sum())
 
     # ------------------------------------------------------------------ running
     def run(self, duration, *, max_steps=None) -> "DDA":
@@ -387,16 +418,18 @@ class DDA:
     def contacts(self) -> dict:
         """Contacts of the last step (closed and open candidates): ``body_i`` (-1 for a wall),
         ``body_j``, ``wall`` (index or -1), ``normal`` (m, 2; from ``i`` or the wall to ``j``),
-        ``point`` (m, 2), ``gap`` (m, < 0 penetrating), ``normal_force`` (N, >= 0, pushing the
+        ``point`` (m, 2), ``gap`` (m, < 0 penetrating), ``normal_force`` (N, > 0 pushing the
         bodies apart), ``shear_force`` (N, along the normal turned by +90 degrees, acting on ``j``
-        as ``-shear_force t``), ``state`` ("open", "sliding", "locked")."""
+        as ``-shear_force t``), ``state`` ("open", "sliding", "locked"), ``bonded`` (bool: a bond
+        of the start not broken yet, see ``cohesion``; its ``normal_force`` is negative in
+        tension)."""
         if self._contacts is None:
             raise InputError("no DDA step has been taken yet: call run() first")
-        ci, cj, nrm, pt, gap, fn, fs, st = self._contacts
+        ci, cj, nrm, pt, gap, fn, fs, st, bond = self._contacts
         names = np.array(["open", "sliding", "locked"])
         return dict(body_i=np.where(ci >= 0, ci, -1), body_j=cj.copy(), wall=np.where(ci < 0, -1 - ci, -1),
                     normal=nrm.copy(), point=pt.copy(), gap=gap.copy(), normal_force=fn.copy(), shear_force=fs.copy(),
-                    state=names[st.astype(np.int64)])
+                    state=names[st.astype(np.int64)], bonded=bond.astype(bool))
 
 
 def _support2(shp: np.ndarray, n: np.ndarray) -> np.ndarray:
