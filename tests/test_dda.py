@@ -262,6 +262,23 @@ def test_disk_hangs_from_a_bond_until_its_weight_exceeds_the_tensile_strength(st
         assert dda.positions[0, 1] == pytest.approx(-r - 0.5 * G * dda.time ** 2, rel=1e-9)
 
 
+def test_bonded_chain_hangs_with_the_weight_below_each_bond():
+    """Three disks hanging in a chain from a ceiling by bonds without cohesion (static analysis):
+    each bond's tension is the weight below it (reference: statics, as the column test), and
+    round-off shear does not break bonds whose shear strength in tension is nil."""
+    r = 0.01
+    scene = cl.Scene(dimension=2, gravity=(0.0, -G), thickness=0.01)
+    scene.add_disks([(0.0, -r - 2 * r * k) for k in range(3)], r, ROCK)
+    scene.add_wall((0.0, 0.0), (0.0, -1.0), ROCK)
+    weight = ROCK.density * math.pi * r * r * 0.01 * G
+    dda = cl.DDA(scene, dt=1e-2, tensile_strength=5 * weight, dynamic=False)
+    assert dda.settle(speed_tolerance=1e-12, max_duration=5.0)
+    c = dda.contacts()
+    below = np.where(c["wall"] == 0, 3, 2 - c["body_i"])     # bodies below each bond
+    assert dda.n_bonds == 3 and c["bonded"].all()
+    np.testing.assert_allclose(c["normal_force"], -below * weight, rtol=1e-6)
+
+
 def test_only_contacts_of_the_start_are_bonded():
     """Two disks: one resting on the floor at the start (bonded), one dropped on it later (not)."""
     r = 0.01

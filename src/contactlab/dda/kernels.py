@@ -365,7 +365,7 @@ def solve_step(bodies, walls, loads, params, ints, con, dt):
         for c in range(m):
             if state[c] != OPEN:
                 g, s = _gap_and_shear(c, ci, cj, g0, nrm, en, et, walls, dt, x)
-                fmax = max(fmax, -p * g)
+                fmax = max(fmax, p * abs(g) if bond[c] != 0 else -p * g)   # a bond's tension counts
         ftol = params[P_FORCE_TOL] * fmax
         changed = 0
         cycling = False
@@ -375,9 +375,10 @@ def solve_step(bodies, walls, loads, params, ints, con, dt):
             old = state[c]
             if bond[c] != 0:
                 # a bond holds while its tension p g is within T and its shear within c + mu F_n
-                # (F_n < 0 in tension); beyond either it breaks, for good
+                # (F_n < 0 in tension); beyond either by more than ftol (as any change of state,
+                # so that round-off cannot break one) it breaks, for good
                 trial = fs0[c] + ks * s
-                if p * g <= tensile and abs(trial) <= cohesion - mu * p * g:
+                if p * g <= tensile + ftol and abs(trial) <= cohesion - mu * p * g + ftol:
                     state[c] = LOCKED
                     fn[c] = -p * g
                     fs[c] = trial
