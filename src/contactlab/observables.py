@@ -19,8 +19,8 @@ from .geometry.rotation import rotation_matrices, rotation_matrix
 from .geometry.sphere_cylinder import WALL_PLANE, cylinder_surface_np
 
 __all__ = ["pair_data", "contacts", "contact", "n_contacts", "wall_forces", "mesh_forces", "mesh_torques",
-           "mesh_triangles", "energy", "unbalanced_force_ratio", "linear_momentum", "angular_momentum", "spin_momenta", "clump_spin_momenta",
-           "summary",
+           "mesh_triangles", "energy", "unbalanced_force_ratio", "linear_momentum", "angular_momentum",
+           "spin_momenta", "clump_spin_momenta", "summary",
            "convex_roll_output", "rotation_matrices"]
 
 

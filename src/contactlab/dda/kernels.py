@@ -20,10 +20,11 @@ A step (``dt`` the size tried):
    sliding with the friction ``mu F_n`` against the trial force's sign.  A bonded contact
    (Mohr-Coulomb with cohesion ``c`` and tensile strength ``T``, forces per contact) stays closed
    and locked while ``-F_n = p g <= T`` and ``|F_s| <= c + mu F_n`` (``F_n`` negative in tension);
-   beyond either it breaks for good, within the iteration, and is an unbonded contact from then on.  A sliding contact's friction is implicit in ``F_n`` (the non-symmetric friction
-   block): with the previous iteration's ``F_n`` instead, the iteration diverged in wedged
-   packings (a friction force raising the normal forces that set it, by a factor ~100 per
-   iteration).  The loop ends when no contact changes state, not counting a change that corrects
+   beyond either (by more than the force tolerance below) it breaks for good, within the
+   iteration, and is an unbonded contact from then on.  A sliding contact's friction is implicit
+   in ``F_n`` (the non-symmetric friction block): with the previous iteration's ``F_n`` instead,
+   the iteration diverged in wedged packings (a friction force raising the normal forces that set
+   it, by a factor ~100 per iteration).  The loop ends when no contact changes state, not counting a change that corrects
    a force below ``force_tol`` times the largest normal force (a contact at the brink of
    opening, or of slipping, flips back and forth with no effect on the solution); it is given
    up when a contact has changed state ``CYCLE_FLIPS`` times (a cycle, which would run to
