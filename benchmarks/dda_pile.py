@@ -9,11 +9,12 @@ normal stiffness equals DDA's penalty, with local damping, at its default step; 
 ``dt_factor`` times the explicit stability limit (default 100).  Both stop when the fastest body
 is slower than ``speed`` (m/s, checked every 10 ms of simulated time); the explicit engine also
 when its unbalanced force ratio is below ``force_ratio`` at two checks in a row (static
-equilibrium: a disk rolling freely on the floor keeps its speed under local damping).  Reported per code: wall
-time to rest (compiled kernels warm), simulated time, the area fraction of the pile's band from
-``3 radius`` above the floor to 60 % of its height (exact disk-strip intersections), and for DDA
-the steps, Krylov iterations per step and per solve, open-close iterations, the cut steps by cause
-and the peak memory of the process.
+equilibrium: a disk rolling freely on the floor keeps its speed under local damping).
+Reported per code: wall time to rest (compiled kernels warm), simulated time, the area fraction
+of the pile's band from ``3 radius`` above the floor to 60 % of its height (exact intersections
+with the bodies as they are: DDA's strained disks are ellipses), and for DDA the steps, Krylov
+iterations per step and per solve, open-close iterations, the cut steps by cause and the peak
+memory of the process.
 """
 from __future__ import annotations
 

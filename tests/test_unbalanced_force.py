@@ -84,3 +84,23 @@ def test_local_damping_leaves_a_rolling_sphere_rolling(glass):
     sim.run(duration=0.9)
     assert sim.velocities[0, 0] == pytest.approx(rolling, rel=1e-9)
     assert sim.unbalanced_force_ratio() < 1e-9
+
+
+def test_a_clump_counts_once_with_its_own_net_force(glass):
+    """A clump of two spheres and a free sphere falling onto a floor: the net forces are the
+    clump's (members' contacts plus its weight, ``sim.clump_forces``) and the free sphere's, not
+    the members' own; as they come to rest on the floor (contact damping only: local damping is
+    not offered with clumps) the ratio falls toward 0."""
+    scene = cl.Scene(gravity=(0.0, 0.0, -9.81))
+    scene.add_clump([(-0.008, 0.0, 0.0101), (0.008, 0.0, 0.0101)], RADIUS, glass)
+    scene.add_sphere((0.05, 0.0, 0.0102), RADIUS, glass)
+    scene.add_wall(point=(0.0, 0.0, 0.0), normal=(0.0, 0.0, 1.0), material=glass)
+    sim = cl.Simulation(scene, cl.models.HertzMindlin(restitution=0.1, friction=0.5))
+    sim.run(duration=0.02)
+    free = np.flatnonzero(sim.model.clump_of < 0)
+    net = np.concatenate([np.linalg.norm(sim.clump_forces, axis=1), np.linalg.norm(sim.forces[free], axis=1)])
+    mean_contact = np.linalg.norm(sim.contacts()["force"], axis=1).mean()
+    assert len(net) == 2
+    assert sim.unbalanced_force_ratio() == pytest.approx(net.mean() / mean_contact, rel=1e-12)
+    sim.run(duration=1.0)
+    assert sim.unbalanced_force_ratio() < 1e-4

@@ -24,9 +24,10 @@ A step (``dt`` the size tried):
    iteration, and is an unbonded contact from then on.  A sliding contact's friction is implicit
    in ``F_n`` (the non-symmetric friction block): with the previous iteration's ``F_n`` instead,
    the iteration diverged in wedged packings (a friction force raising the normal forces that set
-   it, by a factor ~100 per iteration).  The loop ends when no contact changes state, not counting a change that corrects
-   a force below ``force_tol`` times the largest normal force (a contact at the brink of
-   opening, or of slipping, flips back and forth with no effect on the solution); it is given
+   it, by a factor ~100 per iteration).  The loop ends when no contact changes state, not
+   counting a change that corrects a force below ``force_tol`` times the largest normal force (a
+   contact at the brink of opening, or of slipping, flips back and forth with no effect on the
+   solution); it is given
    up when a contact has changed state ``CYCLE_FLIPS`` times (a cycle, which would run to
    ``max_oc``);
 4. acceptance: the loop converged, every PCG solve reached its tolerance, no point moved more than
@@ -467,7 +468,8 @@ def advance(bodies, walls, loads, params, ints, hist, log, time, t_end, dt, max_
     status = DONE
     steps = 0
     # a bond in tension keeps its contact up to the gap T / p
-    margin = 2.0 * params[P_MAX_DISP] + _wall_reach(walls, params[P_DT_MAX]) + params[P_TENSILE] / params[P_PENALTY]
+    margin = (2.0 * params[P_MAX_DISP] + _wall_reach(walls, params[P_DT_MAX])
+              + params[P_TENSILE] / params[P_PENALTY])
     e_ci = np.zeros(0, dtype=np.int64)
     e_f = np.zeros(0)
     e_v = np.zeros((0, 2))
