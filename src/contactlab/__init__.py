@@ -19,7 +19,7 @@ from .laws.base import HistoryField, Parameter
 from .laws.composite import Contact
 from .laws.define import contact_law
 from .errors import (CheckpointError, ContactlabError, InputError, LawError, OutputError, SceneFileError,
-                     SimulationBlowUp, StabilityError, UncachedLawWarning)
+                     SimulationBlowUp, StabilityError, StorageOrderWarning, UncachedLawWarning)
 from .materials import Material
 from .probe import ProbeResult, probe
 from .scene import Scene
@@ -51,6 +51,7 @@ __all__ = [
     "jit",
     "LawError",
     "UncachedLawWarning",
+    "StorageOrderWarning",
     "io",
     "packing",
     "measure",

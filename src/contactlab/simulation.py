@@ -30,6 +30,7 @@ from .engine import layout
 from .engine.launch import debug_probes
 from .engine import servo
 from .engine.stepper import Stepper, checked_shape_contact
+from .engine.storage_order import check_storage_order
 from .errors import InputError, SimulationBlowUp
 from .frozen_model import Model
 from .geometry.shapes import ROLL as SHAPE_ROLL
@@ -228,6 +229,8 @@ class Simulation:
                 self.stepper.rebuild()
                 if check_initial:
                     self._check_initial_contacts()
+                    t = self.stepper.table
+                    check_storage_order(t.pair_i[:t.n_pairs], t.pair_j[:t.n_pairs], t.n_spheres)
                 else:
                     self.stepper.evaluate_forces()
         if state.initial_energy is None:

@@ -56,7 +56,7 @@ from __future__ import annotations
 import math
 import time
 import warnings
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 
 import numpy as np
 
@@ -64,6 +64,7 @@ from .._arguments import (as_bool, as_int, as_nonnegative, as_positive, as_posit
                          checked_call)
 from ..errors import InputError
 from . import regions as _regions
+from .order import spatial_order
 from .separation import PairList, random_units
 
 __all__ = ["RelaxResult", "levelset_move", "relax_into", "fill_region", "measure"]
@@ -450,9 +451,12 @@ def fill_region(region, bounds, radius, *, count=None, volume_fraction=None, rad
     Returns
     -------
     positions : (N, 3) float64 array, m
+        Sorted along a space-filling (Morton) curve (:func:`spatial_order`), so that spheres that
+        can touch are close in memory, as a fast simulation of a large scene needs.
     radii : (N,) float64 array, m
+        In the same order.
     result : RelaxResult
-        Only with ``return_result=True``.
+        Only with ``return_result=True`` (its ``positions`` in the same order).
 
     Warns
     -----
@@ -526,6 +530,9 @@ def fill_region(region, bounds, radius, *, count=None, volume_fraction=None, rad
                       f"{iterations} sweeps: max overlap {result.max_overlap:.3g} of the smaller radius, max "
                       f"violation {result.max_violation:.3g} m (tolerance {tolerance:g}); use more iterations, "
                       f"a lower volume fraction or fewer spheres", RuntimeWarning, stacklevel=2)
+    # stored along the Morton curve, as a fast simulation of a large scene needs (order.py)
+    along = spatial_order(result.positions)
+    positions, radii = result.positions[along], radii[along]
     if return_result:
-        return result.positions, radii, result
-    return result.positions, radii
+        return positions, radii, replace(result, positions=positions)
+    return positions, radii

@@ -20,6 +20,10 @@ number, with the seed) until their volume reaches the requested packing fraction
 For denser samples fill loosely and compress: let the sample settle under gravity, or move walls
 in (a servo-controlled wall), which is how a dense random packing (0.60-0.64) forms.
 
+The spheres are returned sorted along a space-filling (Morton) curve, not in the order they were
+drawn or placed: neighbours in space are then neighbours in memory, as a fast simulation of a
+large scene needs (:func:`contactlab.packing.spatial_order`).
+
 Every random draw comes from ``seed`` (sizes from NumPy's generator, positions from the compiled
 kernel's generator seeded with it): the same seed gives the same packing, bit for bit.
 """
@@ -34,6 +38,7 @@ from ..distributions import SizeDistribution
 from ..errors import InputError
 from ..measure.volumes import _BALL, _BOX, _CYLINDER, _section_2d, as_measure_region, region_bounds, region_volume
 from ..packing.levelset import relax_into
+from ..packing.order import spatial_order
 from ..packing.placement import region_frame, region_room, sequential_addition
 
 __all__ = ["random_packing", "METHODS"]
@@ -71,7 +76,9 @@ def random_packing(region, distribution, *, dimension: int = 3, thickness: float
     """Centres (N, 3) and radii (N,) of spheres (disks in the plane z = 0 when ``dimension=2``)
     filling ``region`` at ``packing_fraction`` (or ``count`` of them); see the module docstring.
 
-    Returns ``(positions, radii)`` in the order the sizes were drawn.
+    Returns ``(positions, radii)`` stored along a space-filling curve
+    (:func:`contactlab.packing.spatial_order`): spheres that can touch are close in memory, which
+    keeps a large simulation of them fast (random order costs up to half the speed at 1e5 spheres).
     """
     if not isinstance(distribution, SizeDistribution):
         raise InputError(f"distribution must be a size distribution such as cl.distributions.LogNormal(...), "
@@ -109,7 +116,7 @@ def random_packing(region, distribution, *, dimension: int = 3, thickness: float
         raise InputError(f"the largest particle (radius {r_max!r} m) does not fit in the region (it holds spheres of "
                          f"radius < {room!r} m); use a larger region or smaller sizes")
     if method == "relax":
-        return _relaxed(reg, radii, rng, tolerance)
+        return _in_spatial_order(*_relaxed(reg, radii, rng, tolerance))
     order = np.argsort(-radii, kind="stable")
     placed = np.zeros((len(radii), 3))
     frame = region_frame(reg.kind, reg.params)
@@ -134,7 +141,13 @@ def random_packing(region, distribution, *, dimension: int = 3, thickness: float
                          f"gravity, or move walls in)")
     positions = np.empty_like(placed)
     positions[order] = placed
-    return positions, radii
+    return _in_spatial_order(positions, radii)
+
+
+def _in_spatial_order(positions, radii):
+    """The spheres sorted along the Morton curve (positions and radii permuted together)."""
+    along = spatial_order(positions)
+    return positions[along], radii[along]
 
 
 def _relaxed(reg, radii, rng, tolerance):
