@@ -94,7 +94,13 @@ def _inertia_apply(q, d, w):
             r[2][0] * b0 + r[2][1] * b1 + r[2][2] * b2)
 
 
-@jit
+# The two rigid-body updates below are compiled as functions of their own (inline="never"), not
+# inlined into the per-body loops by Numba: inlined, their bodies (four inertia rotations and two
+# quaternion updates) were copied into every loop and typed there before the spheres-only
+# variant's ``rigid is None`` could remove them, which made the law-independent kernels' first
+# compilation ~25 s longer (benchmarks/README.md, "First-run compilation").  Compiled alone, with
+# ``rigid`` None each is an empty function; the results are the same bits.
+@jit(inline="never")
 def _rigid_kick(p, h, torque, angvel, quat, rigid):
     """``omega += h I^-1 torque`` for a body with a full inertia tensor (through its angular
     momentum, which a torque changes directly; the tensor is diagonal in the body frame)."""
@@ -112,7 +118,7 @@ def _rigid_kick(p, h, torque, angvel, quat, rigid):
     angvel[p, 2] = w[2]
 
 
-@jit
+@jit(inline="never")
 def _rigid_rotate(p, dt, torque, angvel, angvel_pred, quat, rigid):
     """Half kick and drift of the orientation of a free body with a full inertia tensor.
 
