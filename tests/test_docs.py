@@ -153,6 +153,16 @@ def test_python_blocks_of_the_2d_pages_run(page, capsys):
     assert capsys.readouterr().out.count("\n") >= (0 if page == "shapes.md" else 2)
 
 
+def test_python_block_of_the_performance_page_runs(capsys):
+    """docs/performance.md: the random-order scene is warned about, the sorted one is not."""
+    (block,) = re.findall(r"```python\n(.*?)```", (ROOT / "docs" / "performance.md").read_text(), re.S)
+    exec(compile(block, "docs/performance.md", "exec"), {})
+    lines = capsys.readouterr().out.splitlines()
+    assert lines[0] == "['StorageOrderWarning']"
+    dt, limit = (float(v) for v in lines[1].split()[:2])
+    assert 0.0 < dt < limit
+
+
 def test_python_blocks_of_the_walls_page_run(capsys, monkeypatch):
     """The Python blocks of docs/walls.md (cylinder walls, a servo wall, the triaxial example) run as
     written, from the repository's root."""
