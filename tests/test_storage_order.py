@@ -13,7 +13,7 @@ import numpy as np
 import pytest
 
 import contactlab as cl
-from contactlab.engine.storage_order import WARN_FROM_SPHERES, index_spread
+from contactlab.engine.storage_order import SAMPLE_PAIRS, WARN_FROM_SPHERES, index_spread
 from contactlab.packing import regions, spatial_order
 
 GLASS = cl.Material(density=2500.0, young=1e7, poisson=0.3)
@@ -57,6 +57,19 @@ def test_random_order_spreads_pairs_over_0_29_of_the_spheres():
     # the same spheres along the Morton curve: a few rows
     row = np.argsort(spatial_order(pos))
     assert index_spread(np.minimum(row[i], row[j]), np.maximum(row[i], row[j]), n) < 1e-3 * n
+
+
+def test_a_long_pair_list_is_sampled_and_gives_the_same_median():
+    """More pairs than SAMPLE_PAIRS: every k-th pair of the (i, j)-sorted list; the same theory."""
+    n = 400_000
+    rng = np.random.default_rng(2)
+    a, b = rng.integers(0, n, 3 * n), rng.integers(0, n, 3 * n)
+    keep = a != b
+    i, j = np.minimum(a, b)[keep], np.maximum(a, b)[keep]
+    order = np.lexsort((j, i))
+    i, j = i[order].astype(np.uint32), j[order].astype(np.uint32)
+    assert len(i) > 4 * SAMPLE_PAIRS
+    assert index_spread(i, j, n) / n == pytest.approx(1.0 - 1.0 / math.sqrt(2.0), abs=0.005)
 
 
 def test_a_large_scene_in_random_order_warns_once_at_the_users_line():
