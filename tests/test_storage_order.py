@@ -2,7 +2,7 @@
 
 A large scene stored in random order runs up to twice as slow (benchmarks/README.md, "The storage
 order"); the engine keeps the user's order, so it warns once, when the simulation is built, and
-the library's own packing generators return their spheres along the Morton curve.
+the library's own packing generators return large packings along the Morton curve.
 """
 from __future__ import annotations
 
@@ -15,6 +15,8 @@ import pytest
 import contactlab as cl
 from contactlab.engine.storage_order import SAMPLE_PAIRS, WARN_FROM_SPHERES, index_spread
 from contactlab.packing import regions, spatial_order
+from contactlab.packing.order import SORT_FROM
+from contactlab.scene.random_packing import random_packing
 
 GLASS = cl.Material(density=2500.0, young=1e7, poisson=0.3)
 R = 1e-3
@@ -95,12 +97,13 @@ def test_a_scene_below_the_threshold_is_not_checked():
 def test_the_packing_generators_return_spheres_along_the_morton_curve():
     box = regions.box((0.0, 0.0, 0.0), (0.03, 0.03, 0.03))
     scene = cl.Scene()
-    idx = scene.fill(box, cl.distributions.Uniform(1.6e-3, 2.4e-3), GLASS, packing_fraction=0.25, seed=3)
+    idx = scene.fill(box, cl.distributions.Uniform(1.6e-3, 2.4e-3), GLASS, packing_fraction=0.25, seed=3,
+                     order="spatial")
     pos = scene.finalize()[1].positions[idx]
     assert len(pos) > 100
     np.testing.assert_array_equal(spatial_order(pos), np.arange(len(pos)))
     relaxed, radii = cl.packing.fill_region(box, ((0.0,) * 3, (0.03,) * 3), 1e-3, count=400, radius_spread=0.5,
-                                            seed=2)
+                                            seed=2, order="spatial")
     np.testing.assert_array_equal(spatial_order(relaxed), np.arange(len(relaxed)))
     # radii travel with their centres: the sorted spheres still lie in the box and overlap by at
     # most fill_region's tolerance (1e-3 of the smaller radius)
@@ -109,3 +112,29 @@ def test_the_packing_generators_return_spheres_along_the_morton_curve():
     gap = np.linalg.norm(relaxed[:, None] - relaxed[None], axis=2) - (radii[:, None] + radii[None])
     np.fill_diagonal(gap, np.inf)
     assert np.min(gap / np.minimum(radii[:, None], radii[None])) >= -1e-3 * (1 + 1e-9)
+
+
+def test_auto_order_keeps_small_packings_as_drawn_and_sorts_large_ones():
+    sizes = cl.distributions.Uniform(1.6e-3, 2.4e-3)
+    small = regions.box((0.0, 0.0, 0.0), (0.03, 0.03, 0.03))
+    auto = random_packing(small, sizes, packing_fraction=0.25, seed=3)
+    drawn = random_packing(small, sizes, packing_fraction=0.25, seed=3, order="drawn")
+    spatial = random_packing(small, sizes, packing_fraction=0.25, seed=3, order="spatial")
+    np.testing.assert_array_equal(auto[0], drawn[0])              # as drawn: a seed's spheres as before
+    assert not np.array_equal(drawn[0], spatial[0])
+    # the same spheres, permuted with their radii
+    back = spatial_order(drawn[0])
+    np.testing.assert_array_equal(spatial[0], drawn[0][back])
+    np.testing.assert_array_equal(spatial[1], drawn[1][back])
+    large = regions.box((0.0, 0.0, 0.0), (0.09, 0.09, 0.09))      # ~2.6e4 spheres of ~1 mm
+    pos, _ = random_packing(large, sizes, packing_fraction=0.2, seed=1)
+    assert len(pos) >= SORT_FROM
+    np.testing.assert_array_equal(spatial_order(pos), np.arange(len(pos)))
+
+
+def test_an_unknown_order_is_refused_before_any_work():
+    box = regions.box((0.0, 0.0, 0.0), (0.03, 0.03, 0.03))
+    with pytest.raises(cl.InputError, match="order must be one of 'auto', 'spatial', 'drawn', got 'morton'"):
+        cl.Scene().fill(box, cl.distributions.Uniform(1.6e-3, 2.4e-3), GLASS, count=10, order="morton")
+    with pytest.raises(cl.InputError, match="got 'sorted'"):
+        cl.packing.fill_region(box, ((0.0,) * 3, (0.03,) * 3), 1e-3, count=10, order="sorted")

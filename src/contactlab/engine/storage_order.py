@@ -17,13 +17,14 @@ from pathlib import Path
 import numpy as np
 
 from ..errors import StorageOrderWarning
+from ..packing.order import SORT_FROM
 
 __all__ = ["index_spread", "check_storage_order", "WARN_FROM_SPHERES", "WARN_SPREAD", "WARN_SPREAD_FRACTION",
            "SAMPLE_PAIRS"]
 
 #: scenes with fewer spheres are not checked: their rows fit in the caches whatever the order
-#: (random order costs ~15 % at 1e4 spheres, ~75 % at 4e4 and 1e5 on the machines measured)
-WARN_FROM_SPHERES = 20_000
+#: (the packing generators' ``order="auto"`` sorts from the same count on)
+WARN_FROM_SPHERES = SORT_FROM
 #: the warning needs the median index distance above both this many rows ...
 WARN_SPREAD = 4096
 #: ... and this fraction of the number of spheres (random order: 0.29; the benchmarks' lattice and

@@ -64,7 +64,7 @@ from .._arguments import (as_bool, as_int, as_nonnegative, as_positive, as_posit
                          checked_call)
 from ..errors import InputError
 from . import regions as _regions
-from .order import spatial_order
+from .order import generated_order
 from .separation import PairList, random_units
 
 __all__ = ["RelaxResult", "levelset_move", "relax_into", "fill_region", "measure"]
@@ -414,7 +414,7 @@ def _bounds(bounds):
 
 @checked_call
 def fill_region(region, bounds, radius, *, count=None, volume_fraction=None, radius_spread=0.0, seed=0,
-                iterations=2000, tolerance=1e-3, samples=200_000, return_result=False):
+                iterations=2000, tolerance=1e-3, samples=200_000, return_result=False, order="auto"):
     """Scatter spheres in the part of a region inside a box and relax them into it.
 
     The centres start uniformly distributed over ``region`` within ``bounds`` (points drawn in
@@ -447,12 +447,15 @@ def fill_region(region, bounds, radius, *, count=None, volume_fraction=None, rad
         Monte Carlo points for the volume and the starting centres (more are drawn if needed).
     return_result : bool
         Also return the :class:`RelaxResult` (convergence, sweeps, violation, overlap).
+    order : ``"auto"``, ``"spatial"`` or ``"drawn"``
+        ``"spatial"``: the spheres sorted along a space-filling (Morton) curve (:func:`spatial_order`),
+        so that spheres that can touch are close in memory, as a fast simulation of a large scene
+        needs; ``"drawn"``: in the order their centres were drawn; ``"auto"`` (default): spatial
+        from 20,000 spheres on, drawn below.
 
     Returns
     -------
     positions : (N, 3) float64 array, m
-        Sorted along a space-filling (Morton) curve (:func:`spatial_order`), so that spheres that
-        can touch are close in memory, as a fast simulation of a large scene needs.
     radii : (N,) float64 array, m
         In the same order.
     result : RelaxResult
@@ -464,6 +467,7 @@ def fill_region(region, bounds, radius, *, count=None, volume_fraction=None, rad
         When the relaxation did not reach the tolerance (the numbers are in the message).
     """
     lo, hi = _bounds(bounds)
+    generated_order(order, np.zeros((0, 3)))                  # a bad order is refused before any work
     r0 = as_positive("radius", radius, "m")
     spread = as_nonnegative("radius_spread", radius_spread)
     return_result = as_bool("return_result", return_result)
@@ -530,9 +534,10 @@ def fill_region(region, bounds, radius, *, count=None, volume_fraction=None, rad
                       f"{iterations} sweeps: max overlap {result.max_overlap:.3g} of the smaller radius, max "
                       f"violation {result.max_violation:.3g} m (tolerance {tolerance:g}); use more iterations, "
                       f"a lower volume fraction or fewer spheres", RuntimeWarning, stacklevel=2)
-    # stored along the Morton curve, as a fast simulation of a large scene needs (order.py)
-    along = spatial_order(result.positions)
-    positions, radii = result.positions[along], radii[along]
+    # stored along the Morton curve where ``order`` asks for it (order.py)
+    along = generated_order(order, result.positions)
+    positions = result.positions if along is None else result.positions[along]
+    radii = radii if along is None else radii[along]
     if return_result:
         return positions, radii, replace(result, positions=positions)
     return positions, radii

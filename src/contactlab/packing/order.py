@@ -21,9 +21,17 @@ from __future__ import annotations
 
 import numpy as np
 
-from .._arguments import as_vec3_array
+from .._arguments import as_vec3_array, did_you_mean
+from ..errors import InputError
 
-__all__ = ["spatial_order", "morton_codes"]
+__all__ = ["spatial_order", "morton_codes", "generated_order", "ORDERS", "SORT_FROM"]
+
+#: the orders in which a generator can return what it made (:func:`generated_order`)
+ORDERS = ("auto", "spatial", "drawn")
+#: from this many spheres on, ``order="auto"`` sorts them, and a simulation built in random order
+#: warns (:mod:`contactlab.engine.storage_order`): below it the rows fit the caches whatever the
+#: order (random order cost ~15 % at 1e4 spheres and ~75-120 % from 4e4 on, benchmarks/README.md)
+SORT_FROM = 20_000
 
 #: bits per axis of the Morton code (3 x 21 = 63 bits fit an unsigned 64-bit integer)
 BITS = 21
@@ -69,3 +77,15 @@ def spatial_order(positions) -> np.ndarray:
     Ties keep the original order (a stable sort), so the result is the same on every machine.
     """
     return np.argsort(morton_codes(positions), kind="stable").astype(np.int64)
+
+
+def generated_order(order: str, positions) -> np.ndarray | None:
+    """The permutation a packing generator applies to the spheres it made, or None to keep them as
+    drawn.  ``order``: ``"spatial"`` (:func:`spatial_order`), ``"drawn"`` (as drawn or placed), or
+    ``"auto"``: spatial from :data:`SORT_FROM` spheres on, as drawn below (where the order costs
+    nothing and a seed keeps giving the spheres of earlier versions)."""
+    if order not in ORDERS:
+        raise InputError(f"order must be one of {', '.join(map(repr, ORDERS))}, got {order!r}{did_you_mean(order, ORDERS)}")
+    if order == "drawn" or (order == "auto" and len(positions) < SORT_FROM):
+        return None
+    return spatial_order(positions)

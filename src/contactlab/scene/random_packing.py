@@ -20,9 +20,10 @@ number, with the seed) until their volume reaches the requested packing fraction
 For denser samples fill loosely and compress: let the sample settle under gravity, or move walls
 in (a servo-controlled wall), which is how a dense random packing (0.60-0.64) forms.
 
-The spheres are returned sorted along a space-filling (Morton) curve, not in the order they were
-drawn or placed: neighbours in space are then neighbours in memory, as a fast simulation of a
-large scene needs (:func:`contactlab.packing.spatial_order`).
+From 20,000 spheres on (``order="auto"``), or always with ``order="spatial"``, the spheres are
+returned sorted along a space-filling (Morton) curve, not in the order they were drawn: neighbours
+in space are then neighbours in memory, as a fast simulation of a large scene needs
+(:func:`contactlab.packing.spatial_order`).  Below that they come as drawn, as in earlier versions.
 
 Every random draw comes from ``seed`` (sizes from NumPy's generator, positions from the compiled
 kernel's generator seeded with it): the same seed gives the same packing, bit for bit.
@@ -38,7 +39,7 @@ from ..distributions import SizeDistribution
 from ..errors import InputError
 from ..measure.volumes import _BALL, _BOX, _CYLINDER, _section_2d, as_measure_region, region_bounds, region_volume
 from ..packing.levelset import relax_into
-from ..packing.order import spatial_order
+from ..packing.order import generated_order
 from ..packing.placement import region_frame, region_room, sequential_addition
 
 __all__ = ["random_packing", "METHODS"]
@@ -72,13 +73,16 @@ def _draw_radii(distribution, rng, dimension, thickness, target_volume, count):
 
 
 def random_packing(region, distribution, *, dimension: int = 3, thickness: float = 1.0, packing_fraction=None,
-                   count=None, seed=0, method: str = "random", max_attempts: int = 10_000, tolerance: float = 1e-3):
+                   count=None, seed=0, method: str = "random", max_attempts: int = 10_000, tolerance: float = 1e-3,
+                   order: str = "auto"):
     """Centres (N, 3) and radii (N,) of spheres (disks in the plane z = 0 when ``dimension=2``)
     filling ``region`` at ``packing_fraction`` (or ``count`` of them); see the module docstring.
 
-    Returns ``(positions, radii)`` stored along a space-filling curve
-    (:func:`contactlab.packing.spatial_order`): spheres that can touch are close in memory, which
-    keeps a large simulation of them fast (random order costs up to half the speed at 1e5 spheres).
+    Returns ``(positions, radii)``, in the order ``order`` says: ``"spatial"`` sorted along a
+    space-filling curve (:func:`contactlab.packing.spatial_order`), so that spheres that can touch
+    are close in memory, which keeps a large simulation fast (random order costs up to half the
+    speed at 1e5 spheres); ``"drawn"`` in the order the sizes were drawn; ``"auto"`` (default)
+    spatial from 20,000 spheres on, drawn below.
     """
     if not isinstance(distribution, SizeDistribution):
         raise InputError(f"distribution must be a size distribution such as cl.distributions.LogNormal(...), "
@@ -86,6 +90,7 @@ def random_packing(region, distribution, *, dimension: int = 3, thickness: float
     if method not in METHODS:
         raise InputError(f"method must be one of {', '.join(map(repr, METHODS))}, got {method!r}"
                          f"{did_you_mean(method, METHODS)}")
+    generated_order(order, np.zeros((0, 3)))                 # a bad order is refused before any work
     if method == "relax" and dimension == 2:
         raise InputError("method='relax' fills 3-D regions; a 2-D scene is filled with method='random'")
     reg = as_measure_region(region)
@@ -116,8 +121,8 @@ def random_packing(region, distribution, *, dimension: int = 3, thickness: float
         raise InputError(f"the largest particle (radius {r_max!r} m) does not fit in the region (it holds spheres of "
                          f"radius < {room!r} m); use a larger region or smaller sizes")
     if method == "relax":
-        return _in_spatial_order(*_relaxed(reg, radii, rng, tolerance))
-    order = np.argsort(-radii, kind="stable")
+        return _in_order(order, *_relaxed(reg, radii, rng, tolerance))
+    largest_first = np.argsort(-radii, kind="stable")
     placed = np.zeros((len(radii), 3))
     frame = region_frame(reg.kind, reg.params)
     lower, upper = region_bounds(reg.kind, reg.params, dimension)
@@ -126,11 +131,11 @@ def random_packing(region, distribution, *, dimension: int = 3, thickness: float
     dims = np.maximum(1, np.ceil((upper - lower) / cell).astype(np.int64))
     if dimension == 2:
         dims[2] = 1
-    n_done = sequential_addition(reg.kind, reg.params, frame, radii[order], dimension, seed, max_attempts, lower,
+    n_done = sequential_addition(reg.kind, reg.params, frame, radii[largest_first], dimension, seed, max_attempts, lower,
                                  cell, dims, placed)
     if n_done < len(radii):
-        solid = (np.pi * radii[order][:n_done] ** 2 * thickness if dimension == 2 else
-                 4.0 / 3.0 * np.pi * radii[order][:n_done] ** 3)
+        solid = (np.pi * radii[largest_first][:n_done] ** 2 * thickness if dimension == 2 else
+                 4.0 / 3.0 * np.pi * radii[largest_first][:n_done] ** 3)
         reached = float(solid.sum()) / volume
         asked = packing_fraction if packing_fraction is not None else float(
             np.sum(np.pi * radii ** 2 * thickness if dimension == 2 else 4.0 / 3.0 * np.pi * radii ** 3)) / volume
@@ -140,14 +145,14 @@ def random_packing(region, distribution, *, dimension: int = 3, thickness: float
                          f"use method='relax' (3-D, up to about 0.55), or fill loosely and compress (settle under "
                          f"gravity, or move walls in)")
     positions = np.empty_like(placed)
-    positions[order] = placed
-    return _in_spatial_order(positions, radii)
+    positions[largest_first] = placed
+    return _in_order(order, positions, radii)
 
 
-def _in_spatial_order(positions, radii):
-    """The spheres sorted along the Morton curve (positions and radii permuted together)."""
-    along = spatial_order(positions)
-    return positions[along], radii[along]
+def _in_order(order, positions, radii):
+    """The spheres in the order ``order`` asks for (positions and radii permuted together)."""
+    along = generated_order(order, positions)
+    return (positions, radii) if along is None else (positions[along], radii[along])
 
 
 def _relaxed(reg, radii, rng, tolerance):

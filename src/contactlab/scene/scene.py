@@ -208,7 +208,7 @@ class Scene:
         return self.add_spheres(pos, radii, material, velocities=np.broadcast_to(v, pos.shape))
 
     def fill(self, region, distribution, material, *, packing_fraction=None, count=None, seed=0,
-             method: str = "random", max_attempts: int = 10_000, velocity=None) -> np.ndarray:
+             method: str = "random", max_attempts: int = 10_000, velocity=None, order: str = "auto") -> np.ndarray:
         """Fill a region with spheres (disks in a 2-D scene) whose sizes follow a distribution;
         returns their indices.
 
@@ -233,13 +233,18 @@ class Scene:
             Positions tried per sphere by random sequential addition (default 10000).
         velocity : 3 floats (2 in 2-D), m/s
             Every particle's velocity (default zero).
+        order : ``"auto"``, ``"spatial"`` or ``"drawn"``
+            The order the particles are added in: ``"spatial"`` along a space-filling curve
+            (:func:`contactlab.packing.spatial_order`: particles that can touch are close in
+            memory, which a fast simulation of a large scene needs), ``"drawn"`` as drawn,
+            ``"auto"`` (default) spatial from 20,000 particles on and drawn below.
         """
         check_material(material)
         v = None if velocity is None else (as_vec2("velocity", velocity) if self.dimension == 2 else
                                            as_vec3("velocity", velocity))
         pos, radii = random_packing(region, distribution, dimension=self.dimension, thickness=self.thickness,
                                     packing_fraction=packing_fraction, count=count, seed=seed, method=method,
-                                    max_attempts=max_attempts)
+                                    max_attempts=max_attempts, order=order)
         vel = None if v is None else np.broadcast_to(v[: self.dimension], (len(radii), self.dimension))
         if self.dimension == 2:
             return self.add_disks(pos[:, :2], radii, material, velocities=vel)
