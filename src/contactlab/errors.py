@@ -55,7 +55,7 @@ class UncachedLawWarning(UserWarning):
 
 class StorageOrderWarning(UserWarning):
     """The spheres are stored in an order that scatters neighbours in memory (random order, say),
-    which can make each step of a large scene up to twice as slow: sort them with
+    which can make each step of a large dense scene two to three times as long: sort them with
     :func:`contactlab.packing.spatial_order` before adding them to the scene."""
 
 

@@ -4,7 +4,7 @@ Each step reads, for every candidate pair ``(i, j)`` of the neighbour list, the 
 spheres.  Stored along a space-filling curve or a lattice, a sphere's partners sit a few to a few
 hundred rows away, and those reads hit the cache; stored in random order they sit ``0.29 N`` rows
 away in the median (the median of ``|i - j|`` for independent uniform indices is
-``(1 - 1/sqrt(2)) N``), and at 1e5 spheres each step takes 1.7-1.8 times as long
+``(1 - 1/sqrt(2)) N``), and at 1e5 spheres a dense scene's step takes 2.2-3.1 times as long
 (``benchmarks/README.md``, "The storage order").  The engine keeps the user's order (every output is
 in it), so it can only say so, once, when the simulation is built.
 """
@@ -77,8 +77,8 @@ def check_storage_order(pair_i: np.ndarray, pair_j: np.ndarray, n_spheres: int) 
         warnings.warn(
             f"the {n_spheres:,} bodies are stored in an order that scatters neighbours in memory: spheres "
             f"that can touch are a median {spread:,.0f} rows apart ({spread / n_spheres:.2f} of N; random order "
-            f"gives 0.29, a spatial order a few to a few hundred rows), which can make each step up to about "
-            f"twice as slow. Sort the spheres before adding them: order = "
+            f"gives 0.29, a spatial order a few to a few hundred rows), which can make each step of a dense "
+            f"scene two to three times as long. Sort the spheres before adding them: order = "
             f"cl.packing.spatial_order(positions), then add positions[order], radii[order] and every other "
             f"per-sphere input in that order (docs/packing.md). To silence this: "
             f"warnings.simplefilter('ignore', cl.StorageOrderWarning)",

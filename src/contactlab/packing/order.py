@@ -30,7 +30,8 @@ __all__ = ["spatial_order", "morton_codes", "generated_order", "ORDERS", "SORT_F
 ORDERS = ("auto", "spatial", "drawn")
 #: from this many spheres on, ``order="auto"`` sorts them, and a simulation built in random order
 #: warns (:mod:`contactlab.engine.storage_order`): below it the rows fit the caches whatever the
-#: order (random order cost ~15 % at 1e4 spheres and ~75-120 % from 4e4 on, benchmarks/README.md)
+#: order (random order cost ~15 % at 1e4 spheres, ~80 % at 4e4 and 120-210 % at 1e5 in dense
+#: scenes, benchmarks/README.md)
 SORT_FROM = 20_000
 
 #: bits per axis of the Morton code (3 x 21 = 63 bits fit an unsigned 64-bit integer)

@@ -80,7 +80,7 @@ def random_packing(region, distribution, *, dimension: int = 3, thickness: float
 
     Returns ``(positions, radii)``, in the order ``order`` says: ``"spatial"`` sorted along a
     space-filling curve (:func:`contactlab.packing.spatial_order`), so that spheres that can touch
-    are close in memory, which keeps a large simulation fast (random order costs up to half the
+    are close in memory, which keeps a large simulation fast (random order costs a half to two thirds of the
     speed at 1e5 spheres); ``"drawn"`` in the order the sizes were drawn; ``"auto"`` (default)
     spatial from 20,000 spheres on, drawn below.
     """
