@@ -64,7 +64,7 @@ from .._arguments import (as_bool, as_int, as_nonnegative, as_positive, as_posit
                          checked_call)
 from ..errors import InputError
 from . import regions as _regions
-from .order import generated_order
+from .order import checked_order, generated_order
 from .separation import PairList, random_units
 
 __all__ = ["RelaxResult", "levelset_move", "relax_into", "fill_region", "measure"]
@@ -467,7 +467,7 @@ def fill_region(region, bounds, radius, *, count=None, volume_fraction=None, rad
         When the relaxation did not reach the tolerance (the numbers are in the message).
     """
     lo, hi = _bounds(bounds)
-    generated_order(order, np.zeros((0, 3)))                  # a bad order is refused before any work
+    checked_order(order)                                      # refused before any work
     r0 = as_positive("radius", radius, "m")
     spread = as_nonnegative("radius_spread", radius_spread)
     return_result = as_bool("return_result", return_result)

@@ -24,7 +24,7 @@ import numpy as np
 from .._arguments import as_vec3_array, did_you_mean
 from ..errors import InputError
 
-__all__ = ["spatial_order", "morton_codes", "generated_order", "ORDERS", "SORT_FROM"]
+__all__ = ["spatial_order", "morton_codes", "checked_order", "generated_order", "ORDERS", "SORT_FROM"]
 
 #: the orders in which a generator can return what it made (:func:`generated_order`)
 ORDERS = ("auto", "spatial", "drawn")
@@ -80,13 +80,19 @@ def spatial_order(positions) -> np.ndarray:
     return np.argsort(morton_codes(positions), kind="stable").astype(np.int64)
 
 
+def checked_order(order) -> str:
+    """``order`` if it is one of :data:`ORDERS`, else an :class:`~contactlab.errors.InputError` naming it."""
+    if order not in ORDERS:
+        raise InputError(f"order must be one of {', '.join(map(repr, ORDERS))}, got {order!r}"
+                         f"{did_you_mean(order, ORDERS)}")
+    return order
+
+
 def generated_order(order: str, positions) -> np.ndarray | None:
     """The permutation a packing generator applies to the spheres it made, or None to keep them as
     drawn.  ``order``: ``"spatial"`` (:func:`spatial_order`), ``"drawn"`` (as drawn or placed), or
     ``"auto"``: spatial from :data:`SORT_FROM` spheres on, as drawn below (where the order costs
     nothing and a seed keeps giving the spheres of earlier versions)."""
-    if order not in ORDERS:
-        raise InputError(f"order must be one of {', '.join(map(repr, ORDERS))}, got {order!r}{did_you_mean(order, ORDERS)}")
-    if order == "drawn" or (order == "auto" and len(positions) < SORT_FROM):
+    if checked_order(order) == "drawn" or (order == "auto" and len(positions) < SORT_FROM):
         return None
     return spatial_order(positions)

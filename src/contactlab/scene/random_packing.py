@@ -39,7 +39,7 @@ from ..distributions import SizeDistribution
 from ..errors import InputError
 from ..measure.volumes import _BALL, _BOX, _CYLINDER, _section_2d, as_measure_region, region_bounds, region_volume
 from ..packing.levelset import relax_into
-from ..packing.order import generated_order
+from ..packing.order import checked_order, generated_order
 from ..packing.placement import region_frame, region_room, sequential_addition
 
 __all__ = ["random_packing", "METHODS"]
@@ -90,7 +90,7 @@ def random_packing(region, distribution, *, dimension: int = 3, thickness: float
     if method not in METHODS:
         raise InputError(f"method must be one of {', '.join(map(repr, METHODS))}, got {method!r}"
                          f"{did_you_mean(method, METHODS)}")
-    generated_order(order, np.zeros((0, 3)))                 # a bad order is refused before any work
+    checked_order(order)                                     # refused before any work
     if method == "relax" and dimension == 2:
         raise InputError("method='relax' fills 3-D regions; a 2-D scene is filled with method='random'")
     reg = as_measure_region(region)
