@@ -57,7 +57,7 @@ def profile(n: int, threads: int, order: str = "lattice", scene_kind: str = "lat
     builds = t.builds - b0
     (radius, mass, inv_mass, inv_inertia, fixed, material, gravity, wall_normal, wall_material,
      pair_params) = st._model_args
-    (pos_, vel, angvel, quat, force, torque, wall_point, wall_vel, dissipated, diss_terms, boundary_work,
+    (pos_, vel, angvel, quat, force, torque, previous, wall_point, wall_vel, dissipated, diss_terms, boundary_work,
      boundary_power, damping_work, damping_force) = st._state_args
     bodies, rigid, meshes, motion, clumps = st._shape_args()
     blocks = n_blocks(big)
@@ -71,12 +71,12 @@ def profile(n: int, threads: int, order: str = "lattice", scene_kind: str = "lat
 
     def reduction():
         k.reduce_kick(t.j_start, t.j_pairs, t.out, t.status, st.owner, mass, inv_mass, inv_inertia, gravity, pos_, vel, angvel,
-                      quat, force, torque, st.vel_pred, st.angvel_pred, dissipated, diss_terms, boundary_work,
+                      quat, force, torque, previous, st.vel_pred, st.angvel_pred, dissipated, diss_terms, boundary_work,
                       t.ref_pos, 0.0, 0.0, half, st.flags, blocks, (st.local_damping, damping_work, damping_force),
                       rigid)
 
     def kick_drift():
-        k.kick_drift(0.0, pos_, vel, angvel, quat, force, torque, inv_mass, inv_inertia, st.vel_pred,
+        k.kick_drift(0.0, pos_, vel, angvel, quat, force, torque, previous, inv_mass, inv_inertia, st.vel_pred,
                      st.angvel_pred, t.ref_pos, half, st.flags, blocks, rigid)
 
     def timed(f, r):

@@ -131,7 +131,11 @@ def test_box_of_six_servo_walls_reaches_isotropic_stress_then_keeps_lateral_stre
     product of the gaps of the walls around it, both from sim.contacts() and the wall positions,
     not from the controller) is p within 1 %.  Then strain control: the top wall moves at a
     constant velocity (exactly: its position is linear in time), the bottom one stops, and the
-    four lateral servo walls keep their stress within 3 % of p."""
+    four lateral servo walls keep their stress within 3 % of p at an axial strain rate of 0.25 / s.
+    (The controller is proportional: a wall moving at v lags by v / G, docs/walls.md.  At 0.5 / s
+    the -y wall of this sample, moving out at up to 5 mm/s as the sample dilates, lagged by 4 %;
+    before issue 42 the step created energy in its frictional contacts, which kept them sliding
+    and the sample from dilating as much, and it stayed within 3 % at 0.5 / s.)"""
     p = 1e5
     example, sim = _box()
     example.compress_isotropically(sim, p, tolerance=0.002)
@@ -144,13 +148,13 @@ def test_box_of_six_servo_walls_reaches_isotropic_stress_then_keeps_lateral_stre
         assert force / areas[w] == pytest.approx(p, rel=0.01), w
     assert sim.energy()["kinetic"] < 1e-4 * sim.energy()["elastic"]
     z0, t0 = sim.wall_points[example.TOP, 2], sim.time
-    v = 0.5 * size[2]                                            # axial strain rate 0.5 / s
+    v = 0.25 * size[2]                                           # axial strain rate 0.25 / s
     sim.set_wall_velocity(example.BOTTOM, (0.0, 0.0, 0.0))
     sim.set_wall_velocity(example.TOP, (0.0, 0.0, -v))
     assert list(sim.servo_status()["index"]) == [0, 1, 2, 3]
     lateral = []
     for _ in range(10):
-        sim.run(duration=0.004)
+        sim.run(duration=0.008)
         lateral.append(sim.servo_status()["stress"])
     assert 1.0 - example.box_size(sim)[2] / size[2] == pytest.approx(0.02, rel=0.01)
     assert sim.wall_points[example.TOP, 2] == pytest.approx(z0 - v * (sim.time - t0), rel=1e-12)
@@ -174,12 +178,12 @@ def test_servo_state_restarts_bit_for_bit_from_a_checkpoint(glass, tmp_path):
         sim.servo_wall(top, target_stress=500.0, area=math.pi * 0.0065**2, max_speed=0.05)
         return sim
     a = build()
-    a.run(steps=2500)
+    a.run(steps=5000)
     path = a.save_checkpoint(tmp_path / "servo.npz")
-    a.run(steps=2500)
+    a.run(steps=5000)
     b = cl.Simulation.load_checkpoint(path)
     assert np.array_equal(b.state.servo_param, a.state.servo_param)
-    b.run(steps=2500)
+    b.run(steps=5000)     # the piston has come down on the bouncing spheres (at 5000 steps they are still settling)
     assert a.n_contacts() > 20 and a.servo_status()["force"][0] > 0 and a.contacts()["wall"].tolist().count(0) > 0
     for name in ("positions", "velocities", "angular_velocities", "wall_points"):
         assert np.array_equal(getattr(a, name), getattr(b, name)), name

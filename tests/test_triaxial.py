@@ -36,7 +36,7 @@ def _example():
 @pytest.mark.slow
 def test_small_triaxial_stress_path_and_friction_angle():
     tx = _example()
-    sim = tx.build(300, seed=2, young=2e8)            # mu = 0 while compressing: a dense sample
+    sim = tx.build(300, seed=2, young=5e8)            # mu = 0 while compressing: a dense sample
     tx.settle(sim, P, tolerance=0.002, kinetic=1e-4, max_time=0.3)
     s = tx.sample_state(sim)
     size = s["size"]

@@ -14,7 +14,7 @@ kernels (:mod:`contactlab.engine.kernels`) call
 * :func:`clump_drift` after the first half of the step of every body: the clump's half kick,
   drift and rotation (the midpoint rule of :func:`contactlab.engine.integrate._rigid_rotate`:
   angular momentum kicked, orientation turned at the half-turned orientation's angular velocity),
-  its velocities predicted to the force time, and its members' positions, velocities, predicted
+  its velocities predicted to the force time (with the mean of its last two loads, as every body), and its members' positions, velocities, predicted
   velocities and orientations; a member farther than half the skin from where the neighbour list
   was built flags a rebuild.
 
@@ -24,7 +24,7 @@ bodies for ``clumps = None`` (a scene without clumps) only where ``clumps`` is a
 the step kernels of such a scene never call them (``if clumps is not None``).
 
 ``clumps = (first, members, offsets, mass, inertia, inv_inertia, position, velocity,
-angular_velocity, orientation, force, torque)``: the model's ``clump_first`` (C + 1,),
+angular_velocity, orientation, force, torque, previous)``: the model's ``clump_first`` (C + 1,),
 ``clump_members`` (Nm,), ``clump_offsets`` (Nm, 3, principal frame), ``clump_mass`` (C,),
 ``clump_inertia`` and its inverse (C, 3, principal moments), and the state's clump arrays
 (:class:`contactlab.state.State`).
@@ -64,7 +64,7 @@ def clump_kick(kick_dt, clumps, pos, vel, angvel, force, torque, gravity, flags)
     its contacts alone (its share of the weight is on the clump)."""
     if clumps is None:
         return
-    first, members, offsets, mass, inertia, inv_inertia, cpos, cvel, cangvel, cquat, cforce, ctorque = clumps
+    first, members, offsets, mass, inertia, inv_inertia, cpos, cvel, cangvel, cquat, cforce, ctorque, cprev = clumps
     h = 0.5 * kick_dt
     for c in range(mass.shape[0]):
         m = mass[c]
@@ -88,6 +88,19 @@ def clump_kick(kick_dt, clumps, pos, vel, angvel, force, torque, gravity, flags)
             tx += torque[p, 0] + ry * gz - rz * gy
             ty += torque[p, 1] + rz * gx - rx * gz
             tz += torque[p, 2] + rx * gy - ry * gx
+        # the clump's loads before this evaluation, for the next step's predictor (without a kick
+        # there is no step behind it: its own; see contactlab.engine.integrate)
+        if kick_dt > 0.0:
+            for d in range(3):
+                cprev[c, d] = cforce[c, d]
+                cprev[c, 3 + d] = ctorque[c, d]
+        else:
+            cprev[c, 0] = fx
+            cprev[c, 1] = fy
+            cprev[c, 2] = fz
+            cprev[c, 3] = tx
+            cprev[c, 4] = ty
+            cprev[c, 5] = tz
         cforce[c, 0] = fx
         cforce[c, 1] = fy
         cforce[c, 2] = fz
@@ -124,7 +137,7 @@ def clump_drift(dt, clumps, pos, vel, angvel, quat, vel_pred, angvel_pred, ref_p
     members' rigid placement, with the skin check (see the module docstring)."""
     if clumps is None:
         return
-    first, members, offsets, mass, inertia, inv_inertia, cpos, cvel, cangvel, cquat, cforce, ctorque = clumps
+    first, members, offsets, mass, inertia, inv_inertia, cpos, cvel, cangvel, cquat, cforce, ctorque, cprev = clumps
     h = 0.5 * dt
     hs2 = half_skin * half_skin
     for c in range(mass.shape[0]):
@@ -133,8 +146,9 @@ def clump_drift(dt, clumps, pos, vel, angvel, quat, vel_pred, angvel_pred, ref_p
             a = cforce[c, d] * im
             cvel[c, d] += h * a
             cpos[c, d] += dt * cvel[c, d]
-        vp = (cvel[c, 0] + h * cforce[c, 0] * im, cvel[c, 1] + h * cforce[c, 1] * im,
-              cvel[c, 2] + h * cforce[c, 2] * im)
+        q2 = 0.5 * h
+        vp = (cvel[c, 0] + q2 * (cforce[c, 0] + cprev[c, 0]) * im, cvel[c, 1] + q2 * (cforce[c, 1] + cprev[c, 1]) * im,
+              cvel[c, 2] + q2 * (cforce[c, 2] + cprev[c, 2]) * im)
         q = _quat(cquat, c)
         ip = (inertia[c, 0], inertia[c, 1], inertia[c, 2])
         iip = (inv_inertia[c, 0], inv_inertia[c, 1], inv_inertia[c, 2])
@@ -146,7 +160,8 @@ def clump_drift(dt, clumps, pos, vel, angvel, quat, vel_pred, angvel_pred, ref_p
         qn = rotate_quaternion(q[0], q[1], q[2], q[3], w[0], w[1], w[2], dt)
         r = quat_matrix(qn)
         w = _apply(r, iip, L)
-        wp = _apply(r, iip, (L[0] + h * ctorque[c, 0], L[1] + h * ctorque[c, 1], L[2] + h * ctorque[c, 2]))
+        wp = _apply(r, iip, (L[0] + q2 * (ctorque[c, 0] + cprev[c, 3]), L[1] + q2 * (ctorque[c, 1] + cprev[c, 4]),
+                             L[2] + q2 * (ctorque[c, 2] + cprev[c, 5])))
         for d in range(3):
             cangvel[c, d] = w[d]
         for d in range(4):

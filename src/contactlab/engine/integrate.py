@@ -10,7 +10,17 @@ for the step they belong to.
 
 * ``kick_drift``: ``v(n+1/2) = v(n) + dt/2 a(n)``; ``x(n+1) = x(n) + dt v(n+1/2)``; orientation
   rotated by ``omega(n+1/2) dt`` (bodies with a full inertia tensor through their angular
-  momentum); velocities predicted to ``n+1``; skin check.
+  momentum); velocities predicted to ``n+1``, ``v* = v(n+1/2) + dt/4 (a(n) + a(n-1))``; skin check.
+
+The predictor uses the mean of the last two accelerations (``previous``: per body the force and
+torque of the evaluation before the last, (N, 6)), not ``a(n)`` alone.  Both are second-order
+accurate, but a dashpot sees a period-2 oscillation (the motion that goes unstable first) through
+``v(n+1/2) + dt/2 a(n)`` at twice the speed of the half-step velocity: there a dashpot of
+coefficient ``c`` acts like a spring ``4 c / dt`` instead of ``2 c / dt``, and the stable step of a
+damped contact fell from ``(2/omega)(sqrt(1 + zeta^2) - zeta)`` to that of ``2 zeta``; a body with
+several frictional, damped contacts then created energy at a third of the single-contact limit
+(docs/physics.md, "Why a damped packing can create energy").  With the mean, the dashpot responds
+to a period-2 motion as the half-step velocity does and the classic bound holds again.
 * ``reduce_kick``: per body, the partner sides of its contacts in a fixed order, gravity, local
   damping, the closing half kick, the non-finite check, and (fused) the next step's kick-drift.
 * ``move_walls`` / ``move_meshes``: kinematic walls and meshes.
@@ -119,14 +129,14 @@ def _rigid_kick(p, h, torque, angvel, quat, rigid):
 
 
 @jit(inline="never")
-def _rigid_rotate(p, dt, torque, angvel, angvel_pred, quat, rigid):
+def _rigid_rotate(p, dt, torque, previous, angvel, angvel_pred, quat, rigid):
     """Half kick and drift of the orientation of a free body with a full inertia tensor.
 
     The angular momentum ``L`` after the half kick stays fixed during the drift; the body turns
     with the angular velocity ``R I^-1 R^T L`` taken at the half-turned orientation (a midpoint
     rule, second order, exact for a torque-free sphere-like body), after which the angular
     velocity is that of ``L`` at the new orientation, and the prediction for the force time adds
-    the second half kick of the last torque."""
+    a half kick of the mean of the last two torques (``previous[p, 3:]`` the one before the last)."""
     if rigid is None:  # spheres only (never called then; the branch is removed at compile time)
         return
     shape_kind, inertia_p, inv_inertia_p = rigid
@@ -141,7 +151,9 @@ def _rigid_rotate(p, dt, torque, angvel, angvel_pred, quat, rigid):
     w = _inertia_apply(qm, iip, L)
     qn = rotate_quaternion(q[0], q[1], q[2], q[3], w[0], w[1], w[2], dt)
     w = _inertia_apply(qn, iip, L)
-    wp = _inertia_apply(qn, iip, (L[0] + h * torque[p, 0], L[1] + h * torque[p, 1], L[2] + h * torque[p, 2]))
+    q2 = 0.5 * h
+    wp = _inertia_apply(qn, iip, (L[0] + q2 * (torque[p, 0] + previous[p, 3]), L[1] + q2 * (torque[p, 1] + previous[p, 4]),
+                                  L[2] + q2 * (torque[p, 2] + previous[p, 5])))
     for d in range(3):
         angvel[p, d] = w[d]
         angvel_pred[p, d] = wp[d]
@@ -162,7 +174,7 @@ def _full_tensor(rigid, p, ii):
 
 
 @jit
-def _kick_drift_one(p, dt, pos, vel, angvel, quat, force, torque, inv_mass, inv_inertia, vel_pred, angvel_pred,
+def _kick_drift_one(p, dt, pos, vel, angvel, quat, force, torque, previous, inv_mass, inv_inertia, vel_pred, angvel_pred,
                     ref_pos, half_skin, flags, rigid):
     """First half of a step for body p: half kick, drift, rotation, velocity prediction; flag a
     neighbour-list rebuild if the body is now farther than half the skin from where the list
@@ -179,14 +191,15 @@ def _kick_drift_one(p, dt, pos, vel, angvel, quat, force, torque, inv_mass, inv_
         step = dt * vh
         pos[p, d] += step
         sx += step * step
-        vel_pred[p, d] = vh + h * a
+        # the predictor: the mean of the last two accelerations (see the module docstring)
+        vel_pred[p, d] = vh + 0.5 * h * (a + previous[p, d] * im)
         if not full_tensor:
             al = torque[p, d] * ii
             wh = angvel[p, d] + h * al
             angvel[p, d] = wh
-            angvel_pred[p, d] = wh + h * al
+            angvel_pred[p, d] = wh + 0.5 * h * (al + previous[p, 3 + d] * ii)
     if full_tensor:
-        _rigid_rotate(p, dt, torque, angvel, angvel_pred, quat, rigid)
+        _rigid_rotate(p, dt, torque, previous, angvel, angvel_pred, quat, rigid)
     else:
         q = rotate_quaternion(quat[p, 0], quat[p, 1], quat[p, 2], quat[p, 3],
                                angvel[p, 0], angvel[p, 1], angvel[p, 2], dt)
@@ -205,52 +218,52 @@ def _kick_drift_one(p, dt, pos, vel, angvel, quat, force, torque, inv_mass, inv_
 
 
 @jit
-def _kick_drift_loop(p0, p1, dt, pos, vel, angvel, quat, force, torque, inv_mass, inv_inertia, vel_pred,
+def _kick_drift_loop(p0, p1, dt, pos, vel, angvel, quat, force, torque, previous, inv_mass, inv_inertia, vel_pred,
                      angvel_pred, ref_pos, half_skin, flags, rigid):
     """The loop of :func:`kick_drift_range` (``rigid`` None: spheres only)."""
     for p in range(p0, p1):
-        _kick_drift_one(p, dt, pos, vel, angvel, quat, force, torque, inv_mass, inv_inertia, vel_pred,
+        _kick_drift_one(p, dt, pos, vel, angvel, quat, force, torque, previous, inv_mass, inv_inertia, vel_pred,
                         angvel_pred, ref_pos, half_skin, flags, rigid)
 
 
 
 @kernel
-def kick_drift_range(p0, p1, dt, pos, vel, angvel, quat, force, torque, inv_mass, inv_inertia, vel_pred, angvel_pred, ref_pos, half_skin,
+def kick_drift_range(p0, p1, dt, pos, vel, angvel, quat, force, torque, previous, inv_mass, inv_inertia, vel_pred, angvel_pred, ref_pos, half_skin,
                      flags, rigid):
     """:func:`kick_drift` for bodies ``p0 <= p < p1``, serially (one block of the parallel loop, or
     the whole step of a small scene), in a scene with bodies of full inertia tensors."""
-    _kick_drift_loop(p0, p1, dt, pos, vel, angvel, quat, force, torque, inv_mass, inv_inertia, vel_pred, angvel_pred, ref_pos, half_skin,
+    _kick_drift_loop(p0, p1, dt, pos, vel, angvel, quat, force, torque, previous, inv_mass, inv_inertia, vel_pred, angvel_pred, ref_pos, half_skin,
                      flags, rigid)
 
 
 @kernel
-def kick_drift_range_spheres(p0, p1, dt, pos, vel, angvel, quat, force, torque, inv_mass, inv_inertia, vel_pred, angvel_pred, ref_pos, half_skin,
+def kick_drift_range_spheres(p0, p1, dt, pos, vel, angvel, quat, force, torque, previous, inv_mass, inv_inertia, vel_pred, angvel_pred, ref_pos, half_skin,
                              flags):
     """:func:`kick_drift_range` for a scene of spheres only (its rigid-body branches compiled away)."""
-    _kick_drift_loop(p0, p1, dt, pos, vel, angvel, quat, force, torque, inv_mass, inv_inertia, vel_pred, angvel_pred, ref_pos, half_skin,
+    _kick_drift_loop(p0, p1, dt, pos, vel, angvel, quat, force, torque, previous, inv_mass, inv_inertia, vel_pred, angvel_pred, ref_pos, half_skin,
                      flags, None)
 
 
 @jit(inline="never")
-def kick_drift_block(p0, p1, dt, pos, vel, angvel, quat, force, torque, inv_mass, inv_inertia, vel_pred, angvel_pred, ref_pos, half_skin,
+def kick_drift_block(p0, p1, dt, pos, vel, angvel, quat, force, torque, previous, inv_mass, inv_inertia, vel_pred, angvel_pred, ref_pos, half_skin,
                      flags, rigid):
     """:func:`kick_drift_range`, or its spheres-only twin when ``rigid`` is None (the branch not taken
     is removed at compile time: each stays compiled for one signature)."""
     if rigid is None:
-        kick_drift_range_spheres(p0, p1, dt, pos, vel, angvel, quat, force, torque, inv_mass, inv_inertia, vel_pred, angvel_pred, ref_pos, half_skin,
+        kick_drift_range_spheres(p0, p1, dt, pos, vel, angvel, quat, force, torque, previous, inv_mass, inv_inertia, vel_pred, angvel_pred, ref_pos, half_skin,
                                  flags)
     else:
-        kick_drift_range(p0, p1, dt, pos, vel, angvel, quat, force, torque, inv_mass, inv_inertia, vel_pred, angvel_pred, ref_pos, half_skin,
+        kick_drift_range(p0, p1, dt, pos, vel, angvel, quat, force, torque, previous, inv_mass, inv_inertia, vel_pred, angvel_pred, ref_pos, half_skin,
                          flags, rigid)
 
 @pkernel
-def kick_drift(dt, pos, vel, angvel, quat, force, torque, inv_mass, inv_inertia, vel_pred, angvel_pred, ref_pos,
+def kick_drift(dt, pos, vel, angvel, quat, force, torque, previous, inv_mass, inv_inertia, vel_pred, angvel_pred, ref_pos,
                half_skin, flags, n_blocks, rigid):
     """First half of a step for every body (fixed bodies just drift), with the skin check."""
     n = pos.shape[0]
     b = block_size(n, n_blocks)
     for c in prange((n + b - 1) // b):
-        kick_drift_block(c * b, min((c + 1) * b, n), dt, pos, vel, angvel, quat, force, torque,
+        kick_drift_block(c * b, min((c + 1) * b, n), dt, pos, vel, angvel, quat, force, torque, previous,
                          inv_mass, inv_inertia, vel_pred, angvel_pred, ref_pos, half_skin, flags, rigid)
 
 
@@ -261,7 +274,7 @@ def _sign(x):
 
 @jit
 def _reduce_kick_loop(p0, p1, j_start, j_pairs, out, status, owner, mass, inv_mass, inv_inertia, gravity, pos, vel,
-                      angvel, quat, force, torque, vel_pred, angvel_pred, dissipated, diss_terms, boundary_work,
+                      angvel, quat, force, torque, previous, vel_pred, angvel_pred, dissipated, diss_terms, boundary_work,
                       ref_pos, kick_dt, drift_dt, half_skin, flags, damping,
                       rigid):
     """The loop of :func:`reduce_kick_range` (``rigid`` None: spheres only)."""
@@ -316,6 +329,19 @@ def _reduce_kick_loop(p0, p1, j_start, j_pairs, out, status, owner, mass, inv_ma
             for c in range(6):
                 damping_force[p, c] = d[c]
             fx, fy, fz, tx, ty, tz = new
+        # the loads of the evaluation before this one, for the next step's predictor; an evaluation
+        # without a kick (a run's start, a re-evaluation) has no step behind it: its own loads
+        if kick_dt > 0.0:
+            for c in range(3):
+                previous[p, c] = force[p, c]
+                previous[p, 3 + c] = torque[p, c]
+        else:
+            previous[p, 0] = fx
+            previous[p, 1] = fy
+            previous[p, 2] = fz
+            previous[p, 3] = tx
+            previous[p, 4] = ty
+            previous[p, 5] = tz
         force[p, 0] = fx
         force[p, 1] = fy
         force[p, 2] = fz
@@ -346,50 +372,50 @@ def _reduce_kick_loop(p0, p1, j_start, j_pairs, out, status, owner, mass, inv_ma
                              + pos[p, 2]):
             flags[FLAG_STATE_NAN] = 1
         if drift_dt > 0.0:
-            _kick_drift_one(p, drift_dt, pos, vel, angvel, quat, force, torque, inv_mass, inv_inertia, vel_pred,
+            _kick_drift_one(p, drift_dt, pos, vel, angvel, quat, force, torque, previous, inv_mass, inv_inertia, vel_pred,
                             angvel_pred, ref_pos, half_skin, flags, rigid)
 
 
 
 @kernel
-def reduce_kick_range(p0, p1, j_start, j_pairs, out, status, owner, mass, inv_mass, inv_inertia, gravity, pos, vel, angvel, quat, force, torque,
+def reduce_kick_range(p0, p1, j_start, j_pairs, out, status, owner, mass, inv_mass, inv_inertia, gravity, pos, vel, angvel, quat, force, torque, previous,
                       vel_pred, angvel_pred, dissipated, diss_terms, boundary_work, ref_pos, kick_dt, drift_dt,
                       half_skin, flags, damping, rigid):
     """:func:`reduce_kick` for bodies ``p0 <= p < p1``, serially (one block of the parallel loop,
     or the whole step of a small scene), in a scene with bodies of full inertia tensors."""
-    _reduce_kick_loop(p0, p1, j_start, j_pairs, out, status, owner, mass, inv_mass, inv_inertia, gravity, pos, vel, angvel, quat, force, torque,
+    _reduce_kick_loop(p0, p1, j_start, j_pairs, out, status, owner, mass, inv_mass, inv_inertia, gravity, pos, vel, angvel, quat, force, torque, previous,
                       vel_pred, angvel_pred, dissipated, diss_terms, boundary_work, ref_pos, kick_dt, drift_dt,
                       half_skin, flags, damping, rigid)
 
 
 @kernel
-def reduce_kick_range_spheres(p0, p1, j_start, j_pairs, out, status, owner, mass, inv_mass, inv_inertia, gravity, pos, vel, angvel, quat, force, torque,
+def reduce_kick_range_spheres(p0, p1, j_start, j_pairs, out, status, owner, mass, inv_mass, inv_inertia, gravity, pos, vel, angvel, quat, force, torque, previous,
                               vel_pred, angvel_pred, dissipated, diss_terms, boundary_work, ref_pos, kick_dt,
                               drift_dt, half_skin, flags, damping):
     """:func:`reduce_kick_range` for a scene of spheres only (its rigid-body branches compiled away)."""
-    _reduce_kick_loop(p0, p1, j_start, j_pairs, out, status, owner, mass, inv_mass, inv_inertia, gravity, pos, vel, angvel, quat, force, torque,
+    _reduce_kick_loop(p0, p1, j_start, j_pairs, out, status, owner, mass, inv_mass, inv_inertia, gravity, pos, vel, angvel, quat, force, torque, previous,
                       vel_pred, angvel_pred, dissipated, diss_terms, boundary_work, ref_pos, kick_dt, drift_dt,
                       half_skin, flags, damping, None)
 
 
 @jit(inline="never")
-def reduce_kick_block(p0, p1, j_start, j_pairs, out, status, owner, mass, inv_mass, inv_inertia, gravity, pos, vel, angvel, quat, force, torque,
+def reduce_kick_block(p0, p1, j_start, j_pairs, out, status, owner, mass, inv_mass, inv_inertia, gravity, pos, vel, angvel, quat, force, torque, previous,
                       vel_pred, angvel_pred, dissipated, diss_terms, boundary_work, ref_pos, kick_dt, drift_dt,
                       half_skin, flags, damping, rigid):
     """:func:`reduce_kick_range`, or its spheres-only twin when ``rigid`` is None (see
     :func:`kick_drift_block`)."""
     if rigid is None:
-        reduce_kick_range_spheres(p0, p1, j_start, j_pairs, out, status, owner, mass, inv_mass, inv_inertia, gravity, pos, vel, angvel, quat, force, torque,
+        reduce_kick_range_spheres(p0, p1, j_start, j_pairs, out, status, owner, mass, inv_mass, inv_inertia, gravity, pos, vel, angvel, quat, force, torque, previous,
                                   vel_pred, angvel_pred, dissipated, diss_terms, boundary_work, ref_pos, kick_dt,
                                   drift_dt, half_skin, flags, damping)
     else:
-        reduce_kick_range(p0, p1, j_start, j_pairs, out, status, owner, mass, inv_mass, inv_inertia, gravity, pos, vel, angvel, quat, force, torque,
+        reduce_kick_range(p0, p1, j_start, j_pairs, out, status, owner, mass, inv_mass, inv_inertia, gravity, pos, vel, angvel, quat, force, torque, previous,
                           vel_pred, angvel_pred, dissipated, diss_terms, boundary_work, ref_pos, kick_dt, drift_dt,
                           half_skin, flags, damping, rigid)
 
 @pkernel
 def reduce_kick(j_start, j_pairs, out, status, owner, mass, inv_mass, inv_inertia, gravity, pos, vel, angvel, quat,
-                force, torque, vel_pred, angvel_pred, dissipated, diss_terms, boundary_work, ref_pos, kick_dt,
+                force, torque, previous, vel_pred, angvel_pred, dissipated, diss_terms, boundary_work, ref_pos, kick_dt,
                 drift_dt, half_skin, flags, n_blocks, damping, rigid):
     """Total force and torque per sphere: its own side (``owner``, from :func:`pair_forces`) plus
     the partner sides of the contacts where it is ``j`` (a CSR over the pair list, fixed order: no
@@ -403,14 +429,14 @@ def reduce_kick(j_start, j_pairs, out, status, owner, mass, inv_mass, inv_inerti
     b = block_size(n, n_blocks)
     for c in prange((n + b - 1) // b):
         reduce_kick_block(c * b, min((c + 1) * b, n), j_start, j_pairs, out, status, owner, mass, inv_mass,
-                          inv_inertia, gravity, pos, vel, angvel, quat, force, torque, vel_pred, angvel_pred,
+                          inv_inertia, gravity, pos, vel, angvel, quat, force, torque, previous, vel_pred, angvel_pred,
                           dissipated, diss_terms, boundary_work, ref_pos, kick_dt, drift_dt, half_skin, flags,
                           damping, rigid)
 
 
 @pkernel
 def reduce_kick_deferred(deferred, j_start, j_pairs, out, status, owner, mass, inv_mass, inv_inertia, gravity, pos,
-                         vel, angvel, quat, force, torque, vel_pred, angvel_pred, dissipated, diss_terms,
+                         vel, angvel, quat, force, torque, previous, vel_pred, angvel_pred, dissipated, diss_terms,
                          boundary_work, ref_pos, kick_dt, half_skin, flags, damping, rigid):
     """:func:`reduce_kick` (no drift) of the bodies the parallel sweep left out: the runs of
     bodies of ``deferred = (run_lo, run_hi, range_first)`` (:func:`deferred_runs`), the ranges'
@@ -419,7 +445,7 @@ def reduce_kick_deferred(deferred, j_start, j_pairs, out, status, owner, mass, i
     for r in prange(range_first.shape[0] - 1):
         for k in range(range_first[r], range_first[r + 1]):
             reduce_kick_block(run_lo[k], run_hi[k], j_start, j_pairs, out, status, owner, mass, inv_mass, inv_inertia,
-                              gravity, pos, vel, angvel, quat, force, torque, vel_pred, angvel_pred, dissipated,
+                              gravity, pos, vel, angvel, quat, force, torque, previous, vel_pred, angvel_pred, dissipated,
                               diss_terms, boundary_work, ref_pos, kick_dt, 0.0, half_skin, flags, damping, rigid)
 
 

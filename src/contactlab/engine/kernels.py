@@ -8,7 +8,8 @@ closure or taking the law as an argument would be recompiled in every process).
 One step (velocity Verlet with a second-order velocity predictor for dissipative forces):
 
 1. ``kick_drift``: ``v(n+1/2) = v(n) + dt/2 a(n)``; ``x(n+1) = x(n) + dt v(n+1/2)``; orientation
-   rotated by ``omega(n+1/2) dt``; velocities predicted to ``n+1``: ``v* = v(n+1/2) + dt/2 a(n)``;
+   rotated by ``omega(n+1/2) dt``; velocities predicted to ``n+1``:
+   ``v* = v(n+1/2) + dt/4 (a(n) + a(n-1))`` (:mod:`contactlab.engine.integrate` says why the mean);
    a sphere farther than half the skin from where the neighbour list was built flags a rebuild;
    walls translate.
 2. ``pair_forces``: for every candidate pair, narrow phase -> ContactGeometry -> LAW; each sphere
@@ -407,7 +408,7 @@ def advance(n_steps, dt, resume, model, state, table, run, shapes, walls):
 
     * ``model`` (frozen, per body unless said): ``(radius, mass, inv_mass, inv_inertia, fixed,
       material, gravity (3,), wall_normal (W, 3), wall_material (W,), pair_params (M, M, P))``;
-    * ``state`` (time-varying, per body): ``(pos, vel, angvel, quat, force, torque, wall_point,
+    * ``state`` (time-varying, per body): ``(pos, vel, angvel, quat, force, torque, previous, wall_point,
       wall_vel, dissipated, diss_terms, boundary_work, boundary_power, damping_work,
       damping_force)``, the last two empty without local damping (never touched then);
     * ``table`` (per pair, and the list's build reference): ``(i_start, pair_j, j_start, j_pairs,
@@ -429,7 +430,7 @@ def advance(n_steps, dt, resume, model, state, table, run, shapes, walls):
       :func:`contactlab.engine.cell_motion.move_cell`), else None.
     """
     radius, mass, inv_mass, inv_inertia, fixed, material, gravity, wall_normal, wall_material, pair_params = model
-    (pos, vel, angvel, quat, force, torque, wall_point, wall_vel, dissipated, diss_terms, boundary_work, boundary_power,
+    (pos, vel, angvel, quat, force, torque, previous, wall_point, wall_vel, dissipated, diss_terms, boundary_work, boundary_power,
      damping_work, damping_force) = state
     i_start, pair_j, j_start, j_pairs, hist, out, status, ref_pos, wall_ref = table
     vel_pred, angvel_pred, owner, half_skin, overlap_limit, n_blocks, local_damping, flags = run
@@ -445,7 +446,7 @@ def advance(n_steps, dt, resume, model, state, table, run, shapes, walls):
                      planes, pair_params, hist, out, status, owner, boundary_power, 0.0, overlap_limit, flags, quat,
                      bodies, meshes, cylinders, cell)
         reduce_kick_block(first, n, j_start, j_pairs, out, status, owner, mass, inv_mass, inv_inertia, gravity, pos, vel,
-                          angvel, quat, force, torque, vel_pred, angvel_pred, dissipated, diss_terms, boundary_work,
+                          angvel, quat, force, torque, previous, vel_pred, angvel_pred, dissipated, diss_terms, boundary_work,
                           ref_pos, 0.0, 0.0, half_skin, flags, damping, rigid)
         if clumps is not None:
             clump_kick(0.0, clumps, pos, vel, angvel, force, torque, gravity, flags)
@@ -453,7 +454,7 @@ def advance(n_steps, dt, resume, model, state, table, run, shapes, walls):
     if n_steps == 0:
         return 0, resume
     if not resume:
-        kick_drift_block(first, n, dt, pos, vel, angvel, quat, force, torque, inv_mass, inv_inertia, vel_pred,
+        kick_drift_block(first, n, dt, pos, vel, angvel, quat, force, torque, previous, inv_mass, inv_inertia, vel_pred,
                          angvel_pred, ref_pos, half_skin, flags, rigid)
         if clumps is not None:
             clump_drift(dt, clumps, pos, vel, angvel, quat, vel_pred, angvel_pred, ref_pos, half_skin, flags)
@@ -479,12 +480,12 @@ def advance(n_steps, dt, resume, model, state, table, run, shapes, walls):
                 # the spheres-only kernel called directly: a call through reduce_kick_block costs ~70 ns
                 # (its array arguments' reference counts), a quarter of a two-body step
                 reduce_kick_range_spheres(first, n, j_start, j_pairs, out, status, owner, mass, inv_mass, inv_inertia,
-                                          gravity, pos, vel, angvel, quat, force, torque, vel_pred, angvel_pred,
+                                          gravity, pos, vel, angvel, quat, force, torque, previous, vel_pred, angvel_pred,
                                           dissipated, diss_terms, boundary_work, ref_pos, dt, drift_next,
                                           half_skin, flags, damping)
             else:
                 reduce_kick_block(first, n, j_start, j_pairs, out, status, owner, mass, inv_mass, inv_inertia, gravity,
-                                  pos, vel, angvel, quat, force, torque, vel_pred, angvel_pred, dissipated,
+                                  pos, vel, angvel, quat, force, torque, previous, vel_pred, angvel_pred, dissipated,
                                   diss_terms, boundary_work, ref_pos, dt, drift_next, half_skin, flags,
                                   damping, rigid)
             if clumps is not None:
@@ -492,7 +493,7 @@ def advance(n_steps, dt, resume, model, state, table, run, shapes, walls):
                 # a non-finite clump ends the call here, before the next drift (a state to diagnose)
                 last = last or flags[FLAG_STATE_NAN] != 0
                 if not last:
-                    kick_drift_block(first, n, dt, pos, vel, angvel, quat, force, torque, inv_mass, inv_inertia,
+                    kick_drift_block(first, n, dt, pos, vel, angvel, quat, force, torque, previous, inv_mass, inv_inertia,
                                      vel_pred, angvel_pred, ref_pos, half_skin, flags, rigid)
                     clump_drift(dt, clumps, pos, vel, angvel, quat, vel_pred, angvel_pred, ref_pos, half_skin, flags)
         else:
@@ -511,7 +512,7 @@ def advance(n_steps, dt, resume, model, state, table, run, shapes, walls):
             last = s == n_steps - 1 or flags[FLAG_OVERLAP] != 0 or flags[FLAG_STATE_NAN] != 0
             if not last:
                 # the next step's half kick and drift, a pass of its own (module docstring)
-                kick_drift_block(first, n, dt, pos, vel, angvel, quat, force, torque, inv_mass, inv_inertia,
+                kick_drift_block(first, n, dt, pos, vel, angvel, quat, force, torque, previous, inv_mass, inv_inertia,
                                  vel_pred, angvel_pred, ref_pos, half_skin, flags, rigid)
                 if clumps is not None:
                     clump_drift(dt, clumps, pos, vel, angvel, quat, vel_pred, angvel_pred, ref_pos, half_skin, flags)
@@ -531,17 +532,17 @@ def advance(n_steps, dt, resume, model, state, table, run, shapes, walls):
 def _reduce_block(p0, p1, kick_dt, drift_dt, model, state, table, run, rigid, damping):
     """:func:`reduce_kick` for the bodies ``p0 <= p < p1`` in the serial step."""
     radius, mass, inv_mass, inv_inertia, fixed, material, gravity, wall_normal, wall_material, pair_params = model
-    (pos, vel, angvel, quat, force, torque, wall_point, wall_vel, dissipated, diss_terms, boundary_work, boundary_power,
+    (pos, vel, angvel, quat, force, torque, previous, wall_point, wall_vel, dissipated, diss_terms, boundary_work, boundary_power,
      damping_work, damping_force) = state
     i_start, pair_j, j_start, j_pairs, hist, out, status, ref_pos, wall_ref = table
     vel_pred, angvel_pred, owner, half_skin, overlap_limit, n_blocks, local_damping, flags = run
     if SPHERES_ONLY:
         reduce_kick_range_spheres(p0, p1, j_start, j_pairs, out, status, owner, mass, inv_mass, inv_inertia, gravity,
-                                  pos, vel, angvel, quat, force, torque, vel_pred, angvel_pred, dissipated,
+                                  pos, vel, angvel, quat, force, torque, previous, vel_pred, angvel_pred, dissipated,
                                   diss_terms, boundary_work, ref_pos, kick_dt, drift_dt, half_skin, flags, damping)
     else:
         reduce_kick_block(p0, p1, j_start, j_pairs, out, status, owner, mass, inv_mass, inv_inertia, gravity, pos,
-                          vel, angvel, quat, force, torque, vel_pred, angvel_pred, dissipated, diss_terms,
+                          vel, angvel, quat, force, torque, previous, vel_pred, angvel_pred, dissipated, diss_terms,
                           boundary_work, ref_pos, kick_dt, drift_dt, half_skin, flags, damping, rigid)
 
 
@@ -551,7 +552,7 @@ def advance_parallel(n_steps, dt, resume, model, state, table, run, shapes, wall
     in parallel (the same arguments, results and return value).  (:func:`pair_forces` and
     :func:`reduce_kick`, the two passes alone, are kept for ``benchmarks/profile_step.py``.)"""
     radius, mass, inv_mass, inv_inertia, fixed, material, gravity, wall_normal, wall_material, pair_params = model
-    (pos, vel, angvel, quat, force, torque, wall_point, wall_vel, dissipated, diss_terms, boundary_work, boundary_power,
+    (pos, vel, angvel, quat, force, torque, previous, wall_point, wall_vel, dissipated, diss_terms, boundary_work, boundary_power,
      damping_work, damping_force) = state
     i_start, pair_j, j_start, j_pairs, hist, out, status, ref_pos, wall_ref = table
     vel_pred, angvel_pred, owner, half_skin, overlap_limit, n_blocks, local_damping, flags = run
@@ -571,7 +572,7 @@ def advance_parallel(n_steps, dt, resume, model, state, table, run, shapes, wall
         current = (vel, angvel, owner, half_skin, overlap_limit, n_blocks, local_damping, flags)
         _sweep_ranges(n, span, deferred, 0.0, model, state, table, current, shapes, damping, cylinders, cell)
         reduce_kick_deferred(deferred, j_start, j_pairs, out, status, owner, mass, inv_mass, inv_inertia,
-                             gravity, pos, vel, angvel, quat, force, torque, vel, angvel, dissipated, diss_terms,
+                             gravity, pos, vel, angvel, quat, force, torque, previous, vel, angvel, dissipated, diss_terms,
                              boundary_work, ref_pos, 0.0, half_skin, flags, damping, rigid)
         if clumps is not None:
             clump_kick(0.0, clumps, pos, vel, angvel, force, torque, gravity, flags)
@@ -579,7 +580,7 @@ def advance_parallel(n_steps, dt, resume, model, state, table, run, shapes, wall
     if n_steps == 0:
         return 0, resume
     if not resume:
-        kick_drift(dt, pos, vel, angvel, quat, force, torque, inv_mass, inv_inertia, vel_pred, angvel_pred,
+        kick_drift(dt, pos, vel, angvel, quat, force, torque, previous, inv_mass, inv_inertia, vel_pred, angvel_pred,
                    ref_pos, half_skin, flags, n_blocks, rigid)
         if clumps is not None:
             clump_drift(dt, clumps, pos, vel, angvel, quat, vel_pred, angvel_pred, ref_pos, half_skin, flags)
@@ -594,14 +595,14 @@ def advance_parallel(n_steps, dt, resume, model, state, table, run, shapes, wall
     for s in range(n_steps):
         _sweep_ranges(n, span, deferred, dt, model, state, table, run, shapes, damping, cylinders, cell)
         reduce_kick_deferred(deferred, j_start, j_pairs, out, status, owner, mass, inv_mass, inv_inertia,
-                             gravity, pos, vel, angvel, quat, force, torque, vel_pred, angvel_pred, dissipated,
+                             gravity, pos, vel, angvel, quat, force, torque, previous, vel_pred, angvel_pred, dissipated,
                              diss_terms, boundary_work, ref_pos, dt, half_skin, flags, damping, rigid)
         if clumps is not None:
             clump_kick(dt, clumps, pos, vel, angvel, force, torque, gravity, flags)
         # an overlap beyond the guard ends the call on a step boundary (a consistent state to diagnose)
         last = s == n_steps - 1 or flags[FLAG_OVERLAP] != 0 or flags[FLAG_STATE_NAN] != 0
         if not last:
-            kick_drift(dt, pos, vel, angvel, quat, force, torque, inv_mass, inv_inertia, vel_pred, angvel_pred,
+            kick_drift(dt, pos, vel, angvel, quat, force, torque, previous, inv_mass, inv_inertia, vel_pred, angvel_pred,
                        ref_pos, half_skin, flags, n_blocks, rigid)
             if clumps is not None:
                 clump_drift(dt, clumps, pos, vel, angvel, quat, vel_pred, angvel_pred, ref_pos, half_skin, flags)
@@ -624,7 +625,7 @@ def _sweep_ranges(n, span, deferred, dt, model, state, table, run, shapes, dampi
     range's bodies, only those left out (a pair (i, j) of an earlier range has j in a deferred run
     of j's range; the drift that moves positions is a pass of its own)."""
     radius, mass, inv_mass, inv_inertia, fixed, material, gravity, wall_normal, wall_material, pair_params = model
-    (pos, vel, angvel, quat, force, torque, wall_point, wall_vel, dissipated, diss_terms, boundary_work, boundary_power,
+    (pos, vel, angvel, quat, force, torque, previous, wall_point, wall_vel, dissipated, diss_terms, boundary_work, boundary_power,
      damping_work, damping_force) = state
     i_start, pair_j, j_start, j_pairs, hist, out, status, ref_pos, wall_ref = table
     vel_pred, angvel_pred, owner, half_skin, overlap_limit, n_blocks, local_damping, flags = run

@@ -205,7 +205,7 @@ class Stepper:
                             m.wall_normal, m.wall_material, table)
         s = state
         self._state_args = (s.positions, s.velocities, s.angular_velocities, s.orientations, s.forces, s.torques,
-                            s.wall_points, s.wall_velocities, s.dissipated, s.dissipation_terms, s.boundary_work,
+                            s.previous_loads, s.wall_points, s.wall_velocities, s.dissipated, s.dissipation_terms, s.boundary_work,
                             s.boundary_power, *self._damping_arrays())
         #: ``(wall_kind, wall_shape)`` for the kernels of a scene with cylinder walls, else None
         self.cylinders = (m.wall_kind, m.wall_shape) if m.has_cylinders else None
@@ -215,7 +215,7 @@ class Stepper:
         self.clumps = None if not m.n_clumps else (
             m.clump_first, m.clump_members, m.clump_offsets, m.clump_mass, m.clump_inertia, 1.0 / m.clump_inertia,
             s.clump_positions, s.clump_velocities, s.clump_angular_velocities, s.clump_orientations, s.clump_forces,
-            s.clump_torques)
+            s.clump_torques, s.clump_previous_loads)
         if saved_table is not None:
             self.table.restore(**saved_table)
             if geometry and not stored(self.table):
@@ -245,11 +245,17 @@ class Stepper:
             s.shape_data = m.shape_data.copy()
         if s.servo_index is None:
             s.servo_index, s.servo_param = empty_rows()
+        if s.previous_loads is None or s.previous_loads.shape != (n, 6):
+            # a state written before the predictor kept them: the last loads (its first step then
+            # predicts with the last acceleration alone)
+            s.previous_loads = np.ascontiguousarray(np.hstack([s.forces, s.torques]))
         if s.clump_positions is None:
             c = m.n_clumps
             s.clump_positions, s.clump_velocities, s.clump_angular_velocities = (np.zeros((c, 3)) for _ in range(3))
             s.clump_forces, s.clump_torques = np.zeros((c, 3)), np.zeros((c, 3))
             s.clump_orientations = np.tile([1.0, 0.0, 0.0, 0.0], (c, 1))
+        if s.clump_previous_loads is None or s.clump_previous_loads.shape != (m.n_clumps, 6):
+            s.clump_previous_loads = np.ascontiguousarray(np.hstack([s.clump_forces, s.clump_torques]))
         if s.mesh_positions is None:
             n_m = m.n_meshes
             s.mesh_positions = np.zeros((n_m, 3))

@@ -54,18 +54,22 @@ _STATE_ARRAYS = ("positions", "velocities", "angular_velocities", "orientations"
                  "damping_work", "mesh_positions", "mesh_orientations", "mesh_velocities", "mesh_angular_velocities",
                  "shape_data", "boundary_power", "damping_force")
 #: arrays added in format versions 6 (cylinder walls, servo-controlled walls) and 7 (the periodic cell and
-#: image counters, clumps, body ids): written when the simulation has them, read when present (a checkpoint
-#: written before them has plane walls only, no servo, no periodic cell, no clumps and ids 0 .. N-1)
+#: image counters, clumps, body ids), and within 7 the velocity predictor's loads of the evaluation before
+#: the last: written when the simulation has them, read when present (a checkpoint written before them has
+#: plane walls only, no servo, no periodic cell, no clumps and ids 0 .. N-1; without the predictor's loads
+#: the resumed run's first step predicts with the last loads alone)
 _OPTIONAL_MODEL_ARRAYS = ("wall_kind", "wall_shape", "clump_of", "clump_first", "clump_members", "clump_offsets",
                           "clump_mass", "clump_inertia")
 _OPTIONAL_STATE_ARRAYS = ("servo_index", "servo_param", "cell", "images", "clump_positions", "clump_velocities",
-                          "clump_angular_velocities", "clump_orientations", "clump_forces", "clump_torques", "ids")
+                          "clump_angular_velocities", "clump_orientations", "clump_forces", "clump_torques", "ids",
+                          "previous_loads", "clump_previous_loads")
 _TABLE_ARRAYS = ("pair_i", "pair_j", "hist", "out", "status", "ref_pos", "wall_ref", "mesh_ref_pos", "mesh_ref_quat")
 #: version 5 kept these outside the state and the table: entry name -> (where, name) now
 _V5_ENTRIES = {"boundary_power": ("state", "boundary_power"), "damping_force": ("state", "damping_force"),
                "mesh_build_pos": ("table", "mesh_ref_pos"), "mesh_build_quat": ("table", "mesh_ref_quat")}
 #: the options a simulation is resumed with (``Simulation`` keyword arguments)
-_OPTIONS = ("max_overlap", "initial_overlap_tolerance", "threads", "local_damping", "shape_contact")
+_OPTIONS = ("max_overlap", "initial_overlap_tolerance", "threads", "local_damping", "shape_contact", "allow_unstable_dt",
+            "energy_watchdog")
 
 
 def _required(version: int) -> list[str]:

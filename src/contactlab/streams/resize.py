@@ -56,12 +56,13 @@ MODEL_OTHER = ("wall_normal", "wall_material", "materials", "gravity", "shape_da
 #: State fields with one row per body
 STATE_PER_BODY = ("positions", "velocities", "angular_velocities", "orientations", "forces", "torques", "dissipated",
                   "boundary_work", "dissipation_terms", "damping_work", "boundary_power", "damping_force", "ids",
-                  "images")
+                  "images", "previous_loads")
 #: State fields that are not per body (kept; ``shape_data`` is remapped like the model's)
 STATE_OTHER = ("wall_points", "wall_velocities", "time", "step", "mesh_positions", "mesh_orientations",
                "mesh_velocities", "mesh_angular_velocities", "shape_data", "time_base", "step_base", "initial_energy",
                "servo_index", "servo_param", "next_id", "cell", "clump_positions", "clump_velocities",
-               "clump_angular_velocities", "clump_orientations", "clump_forces", "clump_torques")
+               "clump_angular_velocities", "clump_orientations", "clump_forces", "clump_torques",
+               "clump_previous_loads")
 
 
 #: entries of a saved contact table that are not per pair (``ref_pos`` is per body: remapped; the rest kept)
