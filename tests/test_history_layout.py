@@ -53,12 +53,13 @@ def _same_run(a, b):
 
 def test_the_table_stores_the_rolling_spring_only_when_the_law_uses_it():
     """Width of the history rows: the law's fields (7 floats) less the rolling spring's 3 when
-    mu_r = 0 or the constant-torque model, plus the one dissipation column."""
+    mu_r = 0 (the constant-torque model keeps its last couple there), plus the one dissipation
+    column."""
     fields = {f.name: f.size for f in _hm().history_fields}
     full = sum(fields.values())
     assert full == 7
     for model, dropped in ((_hm(), fields["rolling_rotation"]), (_hm(rolling_friction=0.1), 0),
-                           (_hm(rolling_friction=0.1, rolling_model="constant_torque"), fields["rolling_rotation"]),
+                           (_hm(rolling_friction=0.1, rolling_model="constant_torque"), 0),
                            (_hm(StoreEveryColumn), 0)):
         layout = HistoryLayout.of(model)
         assert layout.width == full - dropped

@@ -32,20 +32,46 @@ def _geometry(rotation, spin):
 @pytest.mark.parametrize("spin", [1e-6, 1.0, 300.0])
 def test_constant_torque_is_the_limit_against_the_rolling_at_any_rate(spin):
     """The definition: at any rolling rate above the rest threshold the couple on i has the size
-    mu_r R* F_n and points along the tangential part of omega_j - omega_i (it turns i with j); its
-    work over the step is that size times |w| dt.  The normal spin does not count as rolling."""
+    mu_r R* F_n and points along the tangential part of omega_j - omega_i (it turns i with j); the
+    law keeps it as history.  Its work over a step is the mean of this couple and the last one
+    times the step's relative rotation (the velocity-Verlet work the kinetic energy sees): in steady
+    rolling, the last couple the same, the size times |w| dt; in the first step of a contact, half
+    of it.  The normal spin does not count as rolling."""
     model = cl.models.HertzMindlin(restitution=0.5, friction=0.4, rolling_friction=0.2, rolling_model="constant_torque")
     params = model.pair_table((GLASS,))[0, 0]
     w = np.array([0.6, -0.8, 5.0]) * spin  # tangential part (0.6, -0.8) spin, plus a twist about the normal
     g = _geometry(w * 1e-5, w)
-    force, couple, stored, diss, active, hist = hertz_mindlin.reference_law(g, params, np.zeros(7), 1e-5)
+    force, couple, stored, diss_first, active, hist = hertz_mindlin.reference_law(g, params, np.zeros(7), 1e-5)
     f_n = -force[2]
     limit = 0.2 * 2.5e-3 * f_n
     np.testing.assert_allclose(couple, limit * np.array([0.6, -0.8, 0.0]), rtol=1e-12)
+    np.testing.assert_array_equal(hist[3:6], couple)  # the last couple, for the next step's work
+    *_, diss_steady, _, _ = hertz_mindlin.reference_law(g, params, hist.copy(), 1e-5)
     spring_free = cl.models.HertzMindlin(restitution=0.5, friction=0.4)  # same contact, no rolling resistance
     *_, diss0, _, _ = hertz_mindlin.reference_law(g, spring_free.pair_table((GLASS,))[0, 0], np.zeros(7), 1e-5)
-    assert diss - diss0 == pytest.approx(limit * spin * 1e-5, rel=1e-9)
-    assert np.all(hist[3:6] == 0.0)  # no rolling spring
+    assert diss_steady - diss0 == pytest.approx(limit * spin * 1e-5, rel=1e-9)
+    assert diss_first - diss0 == pytest.approx(0.5 * limit * spin * 1e-5, rel=1e-9)
+
+
+def test_constant_torque_chatter_dissipates_what_the_bodies_lose():
+    """A couple that flips at every step (the chatter of a contact at rest, the predicted rate
+    against the step's rotation) does no work on the bodies after its first step; the model books
+    exactly that first half step's work, where ``limit |w| dt`` per step booked six times a
+    dissipation that did not happen (issue 42)."""
+    model = cl.models.HertzMindlin(restitution=0.5, friction=0.4, rolling_friction=0.2, rolling_model="constant_torque")
+    params = model.pair_table((GLASS,))[0, 0]
+    hist = np.zeros(7)
+    total = 0.0
+    for k in range(6):
+        sign = 1.0 if k % 2 == 0 else -1.0
+        w = sign * np.array([1e-3, 0.0, 0.0])   # the predicted rate flips ...
+        g = _geometry(-w * 1e-5, w)               # ... against the step's rotation
+        force, _, _, diss, _, hist = hertz_mindlin.reference_law(g, params, hist.copy(), 1e-5)
+        total += diss
+    spring_free = cl.models.HertzMindlin(restitution=0.5, friction=0.4)
+    _, _, _, diss0, _, _ = hertz_mindlin.reference_law(g, spring_free.pair_table((GLASS,))[0, 0], np.zeros(7), 1e-5)
+    limit_work = 0.2 * 2.5e-3 * -force[2] * 1e-3 * 1e-5   # limit |w| dt of one step
+    assert total - 6 * diss0 == pytest.approx(-0.5 * limit_work, rel=1e-9)
 
 
 def test_constant_torque_holds_no_moment_at_rest_the_spring_does():

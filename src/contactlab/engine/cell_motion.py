@@ -97,12 +97,16 @@ def move_cell(dt, cell, pos, i_start, pair_j, out, status, half_skin, flags):
 
 
 @kernel
-def _wrap_bodies(pos, vel, vel_pred, images, cell):
+def _wrap_bodies(pos, vel, vel_pred, images, cell, mass, boundary_work):
     """Bring every centre into the cell by whole cell vectors, gradient axis first (module docstring
-    of :mod:`contactlab.geometry.periodic`), with the velocity jump and the image counters."""
+    of :mod:`contactlab.geometry.periodic`), with the velocity jump and the image counters.  The
+    kinetic energy a velocity jump changes is the cell's work on the body (a deforming cell's
+    images move with it): it is added to ``boundary_work``, with the velocity predicted to the end
+    of the step (the kinetic energy the balance reads there)."""
     g = int(cell[CELL_GRADIENT])
     f = int(cell[CELL_FLOW])
     for p in range(pos.shape[0]):
+        before = vel_pred[p, 0] ** 2 + vel_pred[p, 1] ** 2 + vel_pred[p, 2] ** 2
         for step in range(4):
             a = g if step == 0 else step - 1
             if a < 0 or (step > 0 and a == g) or cell[CELL_PERIODIC + a] == 0.0:
@@ -121,13 +125,18 @@ def _wrap_bodies(pos, vel, vel_pred, images, cell):
                     pos[p, f] -= n * cell[CELL_SHEAR]
                     vel[p, f] -= n * cell[CELL_SHEAR_RATE]
                     vel_pred[p, f] -= n * cell[CELL_SHEAR_RATE]
+        if mass[p] > 0.0:
+            after = vel_pred[p, 0] ** 2 + vel_pred[p, 1] ** 2 + vel_pred[p, 2] ** 2
+            if after != before:
+                boundary_work[p] += 0.5 * mass[p] * (after - before)
 
 
 def wrap(cell: np.ndarray, positions: np.ndarray, velocities: np.ndarray, predicted: np.ndarray,
-         images: np.ndarray) -> None:
+         images: np.ndarray, mass: np.ndarray, boundary_work: np.ndarray) -> None:
     """Before a build: bring the shear offset into ``[-L_f/2, L_f/2)`` (a whole ``L_f`` is a cell
     vector: the image counters along the flow axis take it, so unwrapped positions do not move)
-    and the bodies into the cell (:func:`_wrap_bodies`), all in place."""
+    and the bodies into the cell (:func:`_wrap_bodies`; ``mass`` (N,) kg, 0 for a fixed body, and
+    the state's ``boundary_work`` take the kinetic energy of the velocity jumps), all in place."""
     g = int(cell[CELL_GRADIENT])
     if g >= 0:
         f = int(cell[CELL_FLOW])
@@ -135,7 +144,7 @@ def wrap(cell: np.ndarray, positions: np.ndarray, velocities: np.ndarray, predic
         if m != 0:
             cell[CELL_SHEAR] -= m * cell[CELL_LENGTH + f]
             images[:, f] += m * images[:, g]
-    _wrap_bodies(positions, velocities, predicted, images, cell)
+    _wrap_bodies(positions, velocities, predicted, images, cell, mass, boundary_work)
 
 
 def mark_built(cell: np.ndarray) -> None:

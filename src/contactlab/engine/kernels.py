@@ -318,6 +318,11 @@ def _pairs_chunk(p0, p1, i_start, pair_j, pos, vel, angvel, mid_vel, mid_angvel,
                 work += dot(f, vi) + dot(ti, wi)
             if j_driven:
                 work -= dot(f, vj) - dot(tj, wj)
+            if cell is not None:
+                if j < n_s:
+                    # j's image across a face of a deforming cell moves with the cell's velocity
+                    # jump: that part of the contact's power is the cell's work on the bodies
+                    work -= f[0] * jvx + f[1] * jvy + f[2] * jvz
             out[k, OUT_FORCE] = f[0]
             out[k, OUT_FORCE + 1] = f[1]
             out[k, OUT_FORCE + 2] = f[2]

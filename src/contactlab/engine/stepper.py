@@ -282,7 +282,8 @@ class Stepper:
         s, m = self.state, self.model
         if self.cell is not None:
             # bodies back into the cell (velocity jumps, image counters), the cell's length checked
-            wrap(self.cell, s.positions, s.velocities, self.vel_pred, s.images)
+            wrap(self.cell, s.positions, s.velocities, self.vel_pred, s.images, np.where(m.fixed, 0.0, m.mass),
+                 s.boundary_work)
             check_cell(self.cell, m.radius, self.table.skin, s.time, s.step)
             mark_built(self.cell)
         wall_material = m.wall_material

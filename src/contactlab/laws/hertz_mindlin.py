@@ -53,7 +53,8 @@ INTERACTION_RANGE = 0.0
 #: the per-contact history: named fields, declared once (the model's ``history_fields``)
 HISTORY_FIELDS = (
     HistoryField("tangential_displacement", 3, "m", "elastic tangential displacement xi"),
-    HistoryField("rolling_rotation", 3, "rad", "elastic relative rotation of the rolling spring"),
+    HistoryField("rolling_rotation", 3, "rad", "elastic relative rotation of the rolling spring (N m: the last "
+                 "couple, with rolling_model='constant_torque')"),
     HistoryField("tangential_stiffness", 1, "N/m", "Mindlin stiffness S_t of the last step"),
 )
 #: history floats per contact (derived from the fields)
@@ -98,7 +99,9 @@ def law(g, p, h, dt):
                                                         h[6], c * root_ms_n * p[ROOT_T_OVER_N], p[MU],
                                                         p[MU_ROLL] if spring else 0.0)
     if not spring:
-        couple, d_r = constant_torque_rolling(n, g.rel_angular_velocity, dt, p[MU_ROLL] * g.radius * f_n)
+        # the constant-torque model keeps its last couple where the spring keeps its rotation
+        couple, d_r = constant_torque_rolling(n, g.rel_angular_velocity, g.rel_rotation, xi_r, p[MU_ROLL] * g.radius * f_n)
+        xi_r = couple
         d_t += d_r
     force = (f_t[0] - f_n * n[0], f_t[1] - f_n * n[1], f_t[2] - f_n * n[2])
     h_new = (xi_t[0], xi_t[1], xi_t[2], xi_r[0], xi_r[1], xi_r[2], s_t)
@@ -178,10 +181,11 @@ class HertzMindlin(ContactModel):
         return out
 
     def unused_history(self) -> tuple[str, ...]:
-        """The rolling spring's rotation without rolling friction or with the constant-torque model:
-        the law then hands the spring ``mu_r = 0`` (:func:`~contactlab.laws.springs.friction_senses`
-        leaves its rotation as it came, zero), so the contact table need not store it (24 B per
-        candidate pair).
+        """The rolling spring's rotation without rolling friction: the law then hands the spring
+        ``mu_r = 0`` (:func:`~contactlab.laws.springs.friction_senses` leaves its rotation as it
+        came, zero), so the contact table need not store it (24 B per candidate pair).  The
+        constant-torque model keeps its last couple there (its work over a step is booked with the
+        mean of two couples).
 
         >>> import contactlab as cl
         >>> cl.models.HertzMindlin(restitution=0.5, friction=0.5).unused_history()
@@ -189,7 +193,7 @@ class HertzMindlin(ContactModel):
         >>> cl.models.HertzMindlin(restitution=0.5, friction=0.5, rolling_friction=0.1).unused_history()
         ()
         """
-        if self.rolling_friction == 0.0 or self.rolling_model == "constant_torque":
+        if self.rolling_friction == 0.0:
             return ("rolling_rotation",)
         return ()
 
@@ -281,6 +285,8 @@ def reference_law(geometry: dict, params, hist, dt):
     f_t, couple, e_t, d_t = friction_senses_reference(g, hist, dt, f_n, s_t, s_t_old, c * np.sqrt(g["mass"] * s_t),
                                                       mu, mu_r if spring else 0.0)
     if not spring:
-        couple, d_r = constant_torque_rolling_reference(n, g["rel_angular_velocity"], dt, mu_r * g["radius"] * f_n)
+        couple, d_r = constant_torque_rolling_reference(n, g["rel_angular_velocity"], g["rel_rotation"], hist[3:6].copy(),
+                                                        mu_r * g["radius"] * f_n)
+        hist[3:6] = couple
         d_t += d_r
     return f_t - f_n * n, couple, stored + e_t, diss + d_t, True, hist

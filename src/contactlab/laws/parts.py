@@ -118,7 +118,9 @@ def rolling_resistance(g, p, h, dt, normal_force):
 
 
 @contact_law("rolling", trusted=True, properties={"rolling_resistance": True}, parameters=[
-    Parameter("friction", "-", "rolling friction coefficient mu_r (torque mu_r R* F_n)", None, 0.0)])
+    Parameter("friction", "-", "rolling friction coefficient mu_r (torque mu_r R* F_n)", None, 0.0)],
+    history=[HistoryField("couple", 3, "N m", "the couple of the last step (the work of a step is booked with the "
+                                              "mean of two)")])
 def constant_torque_rolling(g, p, h, dt, normal_force):
     """Constant-torque rolling resistance: ``M_r = mu_r R* F_n w / |w|`` on ``i`` (Zhou et al. 1999,
     Physica A 269: 536; Ai, Chen, Rotter and Ooi 2011, Powder Technol. 206: 269, their type A).
@@ -127,13 +129,16 @@ def constant_torque_rolling(g, p, h, dt, normal_force):
     the torque opposes the rolling of ``i`` relative to ``j``.  Zhou et al.'s coefficient is a
     length ``mu_r,Zhou`` (torque ``mu_r,Zhou F_n``); here, as for :func:`rolling_resistance`, it is
     dimensionless and the length is ``mu_r R*``: ``mu_r d/4`` between equal spheres of diameter
-    ``d``, ``mu_r d/2`` against a wall.  No spring and no history: the model has no static torque
-    (the point of comparing it with :func:`rolling_resistance`, which holds any moment below its
-    limit without rolling); below ``|w| = 1e-9`` rad/s (``springs.ROLLING_REST_RATE``, a guard
-    against the direction of round-off) it exerts nothing.  Dissipation ``mu_r R* F_n |w| dt``.
+    ``d``, ``mu_r d/2`` against a wall.  No spring: the model has no static torque (the point of
+    comparing it with :func:`rolling_resistance`, which holds any moment below its limit without
+    rolling); below ``|w| = 1e-9`` rad/s (``springs.ROLLING_REST_RATE``, a guard against the
+    direction of round-off) it exerts nothing.  Dissipation: the mean of this couple and the last
+    one (the history) times the step's relative rotation, ``mu_r R* F_n |w| dt`` in steady rolling
+    (:func:`~contactlab.laws.springs.constant_torque_rolling`).
     """
-    m, diss = _constant_torque(g.normal, g.rel_angular_velocity, dt, p.friction * g.radius * max(normal_force, 0.0))
-    return m, 0.0, diss, ()
+    m, diss = _constant_torque(g.normal, g.rel_angular_velocity, g.rel_rotation, h.couple,
+                               p.friction * g.radius * max(normal_force, 0.0))
+    return m, 0.0, diss, (m,)
 
 
 @contact_law("twisting", trusted=True, parameters=[
