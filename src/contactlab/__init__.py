@@ -19,7 +19,7 @@ from .laws.base import HistoryField, Parameter
 from .laws.composite import Contact
 from .laws.define import contact_law
 from .errors import (CheckpointError, ContactlabError, InputError, LawError, OutputError, SceneFileError,
-                     SimulationBlowUp, StabilityError, StorageOrderWarning, UncachedLawWarning)
+                     SimulationBlowUp, StabilityError, StabilityWarning, StorageOrderWarning, UncachedLawWarning)
 from .materials import Material
 from .probe import ProbeResult, probe
 from .scene import Scene
@@ -52,6 +52,7 @@ __all__ = [
     "LawError",
     "UncachedLawWarning",
     "StorageOrderWarning",
+    "StabilityWarning",
     "io",
     "packing",
     "measure",

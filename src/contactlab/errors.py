@@ -6,7 +6,7 @@ code that validates input keeps working.
 """
 from __future__ import annotations
 
-__all__ = ["ContactlabError", "InputError", "SceneFileError", "StabilityError", "CheckpointError", "OutputError",
+__all__ = ["ContactlabError", "InputError", "SceneFileError", "StabilityError", "StabilityWarning", "CheckpointError", "OutputError",
            "SimulationBlowUp", "LawError", "UncachedLawWarning", "StorageOrderWarning"]
 
 
@@ -53,6 +53,14 @@ class UncachedLawWarning(UserWarning):
     compiled kernels cannot be cached on disk: move it to an importable module to cache them)."""
 
 
+class StabilityWarning(UserWarning):
+    """A time step runs above the stability limit of the contacts present: given so with
+    ``allow_unstable_dt=True``, or reached during a run as a packing is compressed or more
+    contacts form (the limit follows the run, see docs/physics.md, "The time step").  The message
+    names the body whose contacts set the limit and the step that would be stable; the energy
+    watchdog stops the run if the step then creates energy."""
+
+
 class StorageOrderWarning(UserWarning):
     """The spheres are stored in an order that scatters neighbours in memory (random order, say),
     which can make each step of a large dense scene two to three times as long: sort them with
@@ -75,8 +83,10 @@ class SimulationBlowUp(ContactlabError):
         or above the stability limit), ``"soft_contact"`` (the overlap the law's stiffness gives
         for the impact speed or the load: allow it with ``max_overlap`` or stiffen the contact),
         ``"driven_body"`` (a prescribed motion pushing into a body that cannot get away),
-        ``"law_non_finite"`` (the contact law returned NaN or inf), ``"state_non_finite"``, or
-        ``""`` when not diagnosed.
+        ``"law_non_finite"`` (the contact law returned NaN or inf), ``"state_non_finite"``,
+        ``"energy_created"`` (the energy watchdog: the balance error grew beyond its share of the
+        energy in play; ``details`` names the bodies, the step and the step that would be stable),
+        or ``""`` when not diagnosed.
     details : dict
         The numbers behind the diagnosis (``dt``, ``stability_limit``, ``overlap``,
         ``overlap_ratio``, ``expected_peak_overlap``, ``impact_speed``, ... where they apply).

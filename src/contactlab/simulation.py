@@ -32,6 +32,7 @@ from .engine import servo
 from .engine.stepper import Stepper, checked_shape_contact
 from .engine.storage_order import check_storage_order
 from .errors import InputError, SimulationBlowUp
+from .packing_limit import packing_limit
 from .frozen_model import Model
 from .geometry.shapes import ROLL as SHAPE_ROLL
 from .io.checkpoint import read_checkpoint, save_checkpoint
@@ -50,6 +51,7 @@ from .state import State
 from .streams.exchange import StreamSet, inlet_stability_limit
 from .streams.inlet import Inlet
 from .streams.outlet import Outlet
+from .watchdog import DEFAULT_SHARE, RunMonitor, energy_watchdog_share
 
 __all__ = ["Simulation", "DEFAULT_DT_FRACTION"]
 
@@ -69,9 +71,11 @@ class Simulation:
         The contact law, e.g. ``cl.models.HertzMindlin(restitution=0.5, friction=0.5)``.
     dt : float or None
         Time step, s.  ``None`` picks the model's ``default_dt_fraction`` (0.35 for Hertz-Mindlin,
-        0.15 for the linear spring-dashpot) times the stability limit, and no more than the model's
-        accuracy limit where it has one (the spec-000 contact's regularized friction); a value above
-        the stability limit raises :class:`~contactlab.errors.StabilityError`.
+        0.15 for the linear spring-dashpot) times the limit of a single contact, no more than 0.9
+        of the bound of the contacts present (every body's contacts together) and no more than the
+        model's accuracy limit where it has one (the spec-000 contact's regularized friction); a
+        value above either limit raises :class:`~contactlab.errors.StabilityError` (see
+        ``allow_unstable_dt``).
     skin : float, optional
         Neighbour-list skin, m; default 0.4 times the smallest radius.
     max_overlap : float
@@ -107,12 +111,24 @@ class Simulation:
         for comparison); ``"volume"``: the record also carries the overlap volume and its
         gradient (the contact-volume ECC; chosen automatically for
         :class:`~contactlab.models.VolumeContact`).
+    allow_unstable_dt : bool
+        Accept a ``dt`` above the stability limit with a :class:`~contactlab.errors.StabilityWarning`
+        instead of refusing it (default False): for an expert who knows better than the bound.
+    energy_watchdog : float or None
+        The energy watchdog (:mod:`contactlab.watchdog`): the run stops with
+        :class:`~contactlab.errors.SimulationBlowUp` (``cause == "energy_created"``) when its
+        energy balance error grows by more than this share of the energy in play over a window of
+        checks (default 0.05); ``None`` turns it off.
 
-    The stability limit is the smallest, over the pairs of bodies that can meet (two free spheres,
-    a free and a fixed sphere, a free sphere and a wall; for each material the smallest sphere),
-    of ``(2/omega)(sqrt(1 + zeta^2) - zeta)`` for the normal, tangential (rotation included) and
-    rolling oscillations of one contact.  A wall or a fixed sphere counts as infinitely heavy, so
-    a very stiff wall never makes the limit smaller than the sphere's own material allows.
+    The stability limit (:attr:`stability_limit`) is the smaller of two.  The limit of a single
+    contact that can occur: over the pairs of bodies that can meet (two free spheres, a free and a
+    fixed sphere, a free sphere and a wall; for each material the smallest sphere), the smallest
+    ``(2/omega)(sqrt(1 + zeta^2) - zeta)`` for the normal, tangential (rotation included) and
+    rolling oscillations of one contact at the guard's overlap; a wall or a fixed sphere counts as
+    infinitely heavy.  And the bound of the contacts present, every body's contacts together
+    (:mod:`contactlab.packing_limit`): a body with several damped, frictional contacts has stiffer
+    coupled modes than any of its contacts alone.  The second follows the run: it is computed
+    again after neighbour rebuilds, and a step above it gives a warning.
 
     Example
     -------
@@ -129,13 +145,15 @@ class Simulation:
 
     def __init__(self, scene: Scene, model: ContactModel, dt: float | None = None, *, skin: float | None = None,
                  max_overlap: float = 0.1, initial_overlap_tolerance: float = 0.02, threads: int | None = None,
-                 local_damping: float = 0.0, debug: bool = False, shape_contact: str = "minkowski"):
+                 local_damping: float = 0.0, debug: bool = False, shape_contact: str = "minkowski",
+                 allow_unstable_dt: bool = False, energy_watchdog: float | None = DEFAULT_SHARE):
         if not isinstance(scene, Scene):
             raise InputError(f"scene must be a contactlab.Scene, got {type(scene).__name__}")
         model_data, state = scene.finalize()
         self._build(model_data, state, model, dt=dt, skin=skin, max_overlap=max_overlap,
                     initial_overlap_tolerance=initial_overlap_tolerance, threads=threads, local_damping=local_damping,
-                    debug=debug, shape_contact=shape_contact, check_initial=True)
+                    debug=debug, shape_contact=shape_contact, check_initial=True,
+                    allow_unstable_dt=allow_unstable_dt, energy_watchdog=energy_watchdog)
 
     @classmethod
     def load_checkpoint(cls, path, *, threads: int | None = None) -> "Simulation":
@@ -163,7 +181,8 @@ class Simulation:
     # ------------------------------------------------------------------ construction
     def _build(self, model_data: Model, state: State, contact_model: ContactModel, *, dt, skin, max_overlap,
                initial_overlap_tolerance, threads, local_damping, debug, shape_contact, check_initial,
-               saved_table=None, exclusions=None, bond_log=None, saved_streams=None):
+               saved_table=None, exclusions=None, bond_log=None, saved_streams=None, allow_unstable_dt=False,
+               energy_watchdog=DEFAULT_SHARE):
         """Check the options, derive the time step and build the stepper (a new simulation, or a
         checkpoint's parts with ``saved_table``)."""
         if not isinstance(contact_model, ContactModel):
@@ -188,6 +207,10 @@ class Simulation:
             skin = as_positive("skin", skin, "m")
         if threads is not None:
             threads = as_int("threads", threads, low=1, high=numba.config.NUMBA_NUM_THREADS)
+        #: whether a step above the stability limit is accepted (with a warning) rather than refused
+        self.allow_unstable_dt = as_bool("allow_unstable_dt", allow_unstable_dt)
+        #: the energy watchdog's share of the energy in play (None: off), see :mod:`contactlab.watchdog`
+        self.energy_watchdog = energy_watchdog_share(energy_watchdog)
         self.threads = threads
         #: True when the kernels and the law run as plain Python (``debug=True``)
         self.debug = as_bool("debug", debug)
@@ -205,12 +228,14 @@ class Simulation:
             check_initial_sphere_overlaps(model_data, state, self.initial_overlap_tolerance)
         with debug_probes(self.debug):  # a law's stability estimate probes it: uncompiled in debug mode
             self._limit = stability_limit(model_data, contact_model, self.max_overlap)
-        #: largest stable time step, s (``inf`` when no contact can occur)
-        self.stability_limit: float = self._limit.limit
-        #: the pair of bodies that sets the stability limit (for messages)
-        self.limiting_contact: str = self._limit.case
+        #: the bound of the contacts present (None until the first force evaluation)
+        self._packing = None
         self._dt: float | None = None
-        self.dt = dt  # validated by the setter
+        #: whether the step was chosen by the simulation (``dt=None``): set_model then chooses again
+        self._dt_auto = dt is None
+        # checked against the single-contact limit now, before anything long; against the contacts
+        # present once the first evaluation has found them (below)
+        self._set_dt(dt)
         if skin is None:
             skin = 0.4 * float(model_data.radius.min())
         #: the law's dissipation terms (``energy()`` books ``dissipated_<term>`` per term)
@@ -235,6 +260,61 @@ class Simulation:
                     self.stepper.evaluate_forces()
         if state.initial_energy is None:
             state.initial_energy = self.energy()
+        self._packing = self._packing_limit()
+        if saved_table is not None and self._dt is not None and self._dt > self._packing.limit:
+            # a checkpoint resumes with its own step; above the present bound it is said, not refused
+            self._dt = chosen_dt(self._dt, self._limit, self.contact_model, self._packing, allow_unstable=True)
+        else:
+            self._set_dt(None if self._dt_auto else self._dt)
+        #: the energy watchdog and the bound's refresh during runs (:mod:`contactlab.watchdog`)
+        self.monitor = RunMonitor(self.energy_watchdog, model_data.n_bodies)
+        self.monitor.builds = self.stepper.table.builds
+        if self._dt is not None and self._dt > self._packing.limit:
+            self.monitor.warned_limit = self._packing.limit   # said already (allowed, or a checkpoint's step)
+
+    def _packing_limit(self):
+        """The bound of the contacts present at the last evaluation (:mod:`contactlab.packing_limit`)."""
+        with debug_probes(self.debug), self._threads():
+            return packing_limit(self.model, self.state, self.stepper.table, self.contact_model,
+                                 self.stepper.history_layout)
+
+    def _refresh_packing_limit(self):
+        """Compute the bound of the contacts present again (the run's monitor, after rebuilds)."""
+        self._packing = self._packing_limit()
+        return self._packing
+
+    @property
+    def stability_limit(self) -> float:
+        """Largest stable time step, s: the smaller of the limit of a single contact that can occur
+        (at the guard's overlap) and the bound of the contacts present, every body's contacts
+        together, at the last check (``inf`` when no contact can occur)."""
+        bound = self._packing.limit if self._packing is not None else math.inf
+        return min(self._limit.limit, bound)
+
+    @property
+    def contact_limit(self) -> float:
+        """The stable step of a single contact that can occur, s (at the guard's overlap: the
+        law's own ``stability_limit`` over the pairs of bodies that can meet); one part of
+        :attr:`stability_limit`."""
+        return self._limit.limit
+
+    @property
+    def packing_limit(self):
+        """The bound of the contacts present at the last check
+        (:class:`~contactlab.packing_limit.PackingLimit`: ``limit`` s, the ``body`` whose contacts
+        set it and how many it has, each body's step in ``local``); the other part of
+        :attr:`stability_limit`."""
+        return self._packing
+
+    @property
+    def limiting_contact(self) -> str:
+        """What sets the stability limit, for messages: the pair of bodies of a single contact
+        (``"sphere 3 (radius 0.001 m) against wall 0"``), or the body whose contacts together set
+        the bound of the packing (``"the contacts of sphere 17 (5 contacts)"``)."""
+        p = self._packing
+        if p is not None and p.limit < self._limit.limit:
+            return f"the contacts of {p.describe('sphere' if self.model.shape_kind[p.body] == 0 else 'body')}"
+        return self._limit.case
 
     def _check_initial_contacts(self):
         """The forces of the initial state, refusing bodies of any shape (or a body and a wall or
@@ -287,7 +367,12 @@ class Simulation:
 
     @dt.setter
     def dt(self, value):
-        dt = chosen_dt(value, self._limit, self.contact_model)
+        self._set_dt(value)
+        self._dt_auto = value is None
+
+    def _set_dt(self, value):
+        """Validate and set the step (``None``: the default policy), keeping time continuous."""
+        dt = chosen_dt(value, self._limit, self.contact_model, self._packing, allow_unstable=self.allow_unstable_dt)
         s = self.state
         s.time_base, s.step_base = s.time, s.step
         self._dt = dt
@@ -320,15 +405,21 @@ class Simulation:
                              f"{self.stepper.pair_params.shape}")
         with debug_probes(self.debug):
             limit = stability_limit(self.model, model, self.max_overlap)
-        if self._dt is not None:
-            chosen_dt(self._dt, limit, model)          # raises StabilityError if the step is now too long
+            packing = packing_limit(self.model, self.state, self.stepper.table, model, self.stepper.history_layout)
+        if self._dt is not None and not self._dt_auto:
+            # raises StabilityError if the step is now too long
+            chosen_dt(self._dt, limit, model, packing, allow_unstable=self.allow_unstable_dt)
         # the pair table in place; the history stored as the new parameters need (a rolling spring's
         # columns, say, when rolling friction is switched on: engine/history_layout.py)
         self.stepper.set_law(model, table)
         self.contact_model = model
-        self._limit = limit
-        self.stability_limit = limit.limit
-        self.limiting_contact = limit.case
+        self._limit, self._packing = limit, packing
+        if self._dt_auto and self._dt is not None:
+            # dt=None: the step of the policy, where the new model needs a smaller one
+            wanted = chosen_dt(None, limit, model, packing)
+            if wanted is not None and wanted < self._dt:
+                self._set_dt(wanted)
+        self.monitor.reset()
         self._refresh_forces()
 
     # ------------------------------------------------------------------ state access
@@ -729,7 +820,7 @@ class Simulation:
                       anchor_step=self.state.step, time=self.state.time)
         limit = inlet_stability_limit(self, inlet)
         self.streams.add(inlet)
-        self._limit, self.stability_limit = limit, limit.limit
+        self._limit = limit
         return inlet
 
     def add_outlet(self, region, *, every: int | None = None) -> Outlet:
@@ -880,10 +971,16 @@ class Simulation:
                         n = min(n, due)
                 if self.streams:
                     n = min(n, self.streams.next_step(self.state.step) - self.state.step)
+                n = min(n, self.monitor.next_step(self.state.step) - self.state.step)
                 t0 = _time.perf_counter()
                 self.stepper.take_steps(n, self._dt)
                 elapsed = _time.perf_counter() - t0
                 done += n
+                try:
+                    self.monitor.check(self)
+                except SimulationBlowUp as err:
+                    self.stepper.failure = err
+                    raise
                 if self.streams:
                     self.streams.maybe_exchange(self)
                 for r in self.reporters:

@@ -17,25 +17,32 @@ Bodies that start interpenetrating are refused before anything is compiled (sphe
 from __future__ import annotations
 
 import math
+import warnings
 from dataclasses import dataclass
 
 import numpy as np
 from scipy.spatial import cKDTree
 
 from ._arguments import as_positive
-from .errors import InputError, LawError, StabilityError
+from ._stack import user_stack_level
+from .errors import InputError, LawError, StabilityError, StabilityWarning
 from .geometry.periodic import CELL_LENGTH, CELL_LOWER, CELL_PERIODIC
 from .geometry.shapes import ELLIPSE
 from .geometry.sphere_cylinder import (CONCAVE, CONVEX, CYL_HIGH, CYL_LOW, CYL_RADIUS, CYL_SIDE, WALL_PLANE,
                                        cylinder_contact_radius_np, cylinder_surface_np)
-from .laws.base import ContactModel, PairCase, verlet_limit
+from .laws.base import ContactModel, PairCase
+from .laws.stiffness import ContactSprings, single_contact_limit
 from .probe import probe
 
-__all__ = ["DEFAULT_DT_FRACTION", "StabilityLimit", "stability_limit", "default_dt_fraction", "chosen_dt",
-           "check_initial_sphere_overlaps", "estimate_stability_limit"]
+__all__ = ["DEFAULT_DT_FRACTION", "PACKING_DT_FRACTION", "StabilityLimit", "stability_limit", "default_dt_fraction", "chosen_dt",
+           "check_initial_sphere_overlaps", "estimate_stability_limit", "estimate_contact_springs", "springs_of"]
 
 #: default time step as a fraction of the stability limit (``dt=None``), unless the model sets its own
 DEFAULT_DT_FRACTION = 0.35
+#: ``dt=None`` takes at most this fraction of the bound of the contacts present
+#: (:func:`contactlab.packing_limit.packing_limit`): the bound is 0.58-0.66 of the exact critical
+#: step of the linearised packings measured (docs/physics.md), so this keeps a margin of ~1.8
+PACKING_DT_FRACTION = 0.9
 
 
 @dataclass(frozen=True)
@@ -116,21 +123,38 @@ def default_dt_fraction(contact_model: ContactModel) -> float:
     return float(getattr(contact_model, "default_dt_fraction", DEFAULT_DT_FRACTION))
 
 
-def chosen_dt(value, limit: StabilityLimit, contact_model: ContactModel) -> float | None:
-    """The time step (s) for a requested ``value``: ``None`` picks :func:`default_dt_fraction` of
-    the limit, capped by the accuracy limit (and stays None when no contact can occur: nothing to
-    derive a step from); a given value must be positive and at most the limit
-    (:class:`~contactlab.errors.StabilityError` otherwise)."""
+def chosen_dt(value, limit: StabilityLimit, contact_model: ContactModel, packing=None, *,
+              allow_unstable: bool = False) -> float | None:
+    """The time step (s) for a requested ``value``.
+
+    ``None`` picks :func:`default_dt_fraction` of the single-contact limit ``limit`` (contacts
+    that can occur, at the guard's overlap), and no more than :data:`PACKING_DT_FRACTION` of the
+    bound of the contacts present (``packing``, a :class:`~contactlab.packing_limit.PackingLimit`)
+    nor the accuracy limit; it stays None when no contact can occur (nothing to derive a step
+    from).  A given value must be positive and at most both limits: above one it is refused with
+    a :class:`~contactlab.errors.StabilityError` naming the contact or the body that sets it, or,
+    with ``allow_unstable``, accepted with a :class:`~contactlab.errors.StabilityWarning`."""
+    bound = packing.limit if packing is not None else math.inf
     if value is None:
         if not math.isfinite(limit.limit):
             return None
-        value = min(default_dt_fraction(contact_model) * limit.limit, limit.accuracy)
+        value = min(default_dt_fraction(contact_model) * limit.limit, limit.accuracy, PACKING_DT_FRACTION * bound)
     value = as_positive("dt", value, "s")
+    problem = None
     if value > limit.limit:
-        raise StabilityError(
-            f"dt={value:.6g} s is above the stability limit {limit.limit:.6g} s of the contact "
-            f"{limit.case} with {contact_model!r}; use dt <= {limit.limit:.6g} s "
-            f"(dt=None picks {default_dt_fraction(contact_model):g} of the limit)")
+        problem = (f"dt={value:.6g} s is above the stability limit {limit.limit:.6g} s of the contact "
+                   f"{limit.case} with {contact_model!r}; use dt <= {limit.limit:.6g} s "
+                   f"(dt=None picks {default_dt_fraction(contact_model):g} of the limit)")
+    elif value > bound:
+        what = "sphere" if packing.body >= 0 else "body"
+        problem = (f"dt={value:.6g} s is above the stability limit {bound:.6g} s of the contacts present: "
+                   f"{packing.describe(what)} and its neighbours (a body's contacts together, see docs/physics.md, "
+                   f"'The time step'); with {contact_model!r} a step above it creates energy. Use dt <= "
+                   f"{bound:.6g} s (dt=None picks {PACKING_DT_FRACTION:g} of it: {PACKING_DT_FRACTION * bound:.6g} s)")
+    if problem is not None:
+        if not allow_unstable:
+            raise StabilityError(problem + "; allow_unstable_dt=True runs it anyway, with a warning")
+        warnings.warn(StabilityWarning(problem + " (allowed: allow_unstable_dt=True)"), stacklevel=user_stack_level())
     return value
 
 
@@ -193,21 +217,19 @@ def _periodic_axes(cell) -> tuple[np.ndarray, np.ndarray]:
     return cell[CELL_PERIODIC: CELL_PERIODIC + 3] != 0.0, np.array(cell[CELL_LENGTH: CELL_LENGTH + 3], dtype=float)
 
 
-def estimate_stability_limit(model: ContactModel, case: PairCase, *, debug: bool | None = None) -> float:
-    """Largest stable step (s) of one contact, estimated by probing the law.
+def estimate_contact_springs(model: ContactModel, case: PairCase, *, debug: bool | None = None) -> ContactSprings:
+    """The springs and dashpots of one contact (:class:`~contactlab.laws.stiffness.ContactSprings`),
+    estimated by probing the law at the case's overlap.
 
     The law is driven (:func:`contactlab.probe`) through a quasi-static normal load-unload-reload
-    cycle up to the case's reference overlap; the largest tangent stiffness ``k_n = |dF/d delta|``
-    along it sets the normal frequency ``sqrt(k_n / m*)``.  At half that overlap the normal
-    damping coefficient comes from the force at opposite overlap rates, and the tangential,
-    rolling and twisting stiffnesses (and dampings) from tiny increments of displacement and
-    rotation.  The limit is the smallest of ``(2 / omega)(sqrt(1 + zeta^2) - zeta)`` over the
-    senses (tangential with the effective mass of sliding, rotations with the relative moment
-    of inertia), as for the built-in laws.
+    cycle up to the case's overlap; the largest tangent stiffness ``k_n = |dF/d delta|`` along it
+    is the normal spring.  At that overlap the normal dashpot comes from the force at opposite
+    overlap rates, and the tangential, rolling and twisting springs (and dashpots) from tiny
+    increments of displacement and rotation, slow (the spring) and at a rate (the dashpot).
     """
     kw = dict(radius=case.radius_i, partner_radius=case.radius_j, material=case.material_i,
               partner_material=case.material_j, mass=case.mass_i, partner_mass=case.mass_j, debug=debug)
-    ref = case.overlap
+    ref = float(case.overlap)
     up = np.linspace(0.0, ref, 41)
     path = np.concatenate([up, np.linspace(ref, 0.5 * ref, 21)[1:], np.linspace(0.5 * ref, ref, 21)[1:]])
     slow = 1e3  # s per sample: velocities negligible
@@ -223,30 +245,27 @@ def estimate_stability_limit(model: ContactModel, case: PairCase, *, debug: bool
     both = r.active[1:] & r.active[:-1]
     dd = np.diff(path)
     k_n = float(np.max(np.abs(np.diff(f)[both] / dd[both]), initial=0.0))
-    m = case.mass
+    m = float(case.mass)
     if k_n <= 0.0:
-        return math.inf
+        return ContactSprings()
     omega = math.sqrt(k_n / m)
-    half = 0.5 * ref
     v = 1e-2 * omega * ref
     tau = 1e-3 / omega
-    fp = probe(model, [half - v * tau, half, half + v * tau], dt=tau, chain=False, **kw).normal_force[1]
-    fm = probe(model, [half + v * tau, half, half - v * tau], dt=tau, chain=False, **kw).normal_force[1]
-    c_n = max((fp - fm) / (2.0 * v), 0.0)
-    limit = verlet_limit(omega, c_n / (2.0 * math.sqrt(k_n * m)))
+    fp = probe(model, [ref - v * tau, ref, ref + v * tau], dt=tau, chain=False, **kw).normal_force[1]
+    fm = probe(model, [ref + v * tau, ref, ref - v * tau], dt=tau, chain=False, **kw).normal_force[1]
+    values = {"normal": k_n, "normal_damping": max((fp - fm) / (2.0 * v), 0.0)}
+    radius = float(case.radius)
     u = 1e-9 * ref
-    senses = (("tangential", np.array([u, 0.0, 0.0]), case.tangential_mass, "force"),
-              ("rolling", np.array([u / case.radius, 0.0, 0.0]), case.rotational_inertia, "couple"),
-              ("twisting", np.array([0.0, 0.0, u / case.radius]), case.rotational_inertia, "couple"))
-    for sense, inc, inertia, kind in senses:
-        if not math.isfinite(inertia) or inertia <= 0.0:
-            continue
+    senses = (("tangential", np.array([u, 0.0, 0.0]), "force"),
+              ("rolling", np.array([u / radius, 0.0, 0.0]), "couple"),
+              ("twisting", np.array([0.0, 0.0, u / radius]), "couple"))
+    for sense, inc, kind in senses:
         key = "tangential" if sense == "tangential" else "rotation"
         size = float(np.linalg.norm(inc))
         vals = []
-        for step in (slow, size / (1e-2 * omega * ref if sense == "tangential" else 1e-2 * omega * ref / case.radius)):
+        for step in (slow, size / (1e-2 * omega * ref if sense == "tangential" else 1e-2 * omega * ref / radius)):
             motion = {key: np.stack([np.zeros(3), inc])}
-            res = probe(model, [half, half], dt=step, chain=True, **motion, **kw)
+            res = probe(model, [ref, ref], dt=step, chain=True, **motion, **kw)
             out = res.local_force[1] if kind == "force" else res.local_couple[1]
             comp = out[2] if sense == "twisting" else out[0]
             vals.append((abs(comp), step))
@@ -254,7 +273,20 @@ def estimate_stability_limit(model: ContactModel, case: PairCase, *, debug: bool
         if k <= 0.0:
             continue
         rate = size / vals[1][1]
-        c = max((vals[1][0] - vals[0][0]) / rate, 0.0)
-        w = math.sqrt(k / inertia)
-        limit = min(limit, verlet_limit(w, c / (2.0 * math.sqrt(k * inertia))))
-    return limit
+        values[sense] = k
+        values[f"{sense}_damping"] = max((vals[1][0] - vals[0][0]) / rate, 0.0)
+    return ContactSprings(**values)
+
+
+def springs_of(model: ContactModel, case: PairCase, *, debug: bool | None = None) -> ContactSprings:
+    """The springs and dashpots of a contact of ``case``: the law's own
+    (:meth:`~contactlab.laws.base.ContactModel.contact_springs`), or, for a law that gives none,
+    probed (:func:`estimate_contact_springs`)."""
+    springs = model.contact_springs(case)
+    return springs if springs is not None else estimate_contact_springs(model, case, debug=debug)
+
+
+def estimate_stability_limit(model: ContactModel, case: PairCase, *, debug: bool | None = None) -> float:
+    """Largest stable step (s) of one contact alone, from its probed springs
+    (:func:`estimate_contact_springs`, :func:`~contactlab.laws.stiffness.single_contact_limit`)."""
+    return single_contact_limit(estimate_contact_springs(model, case, debug=debug), case)

@@ -10,12 +10,11 @@ in it), so it can only say so, once, when the simulation is built.
 """
 from __future__ import annotations
 
-import sys
 import warnings
-from pathlib import Path
 
 import numpy as np
 
+from .._stack import user_stack_level
 from ..errors import StorageOrderWarning
 from ..packing.order import SORT_FROM
 
@@ -30,19 +29,6 @@ WARN_SPREAD = 4096
 #: ... and this fraction of the number of spheres (random order: 0.29; the benchmarks' lattice and
 #: settled orders at 1e5: 0.0005 and 0.005; a Morton order: ~1e-4)
 WARN_SPREAD_FRACTION = 0.05
-
-
-_PACKAGE = str(Path(__file__).resolve().parent.parent)
-
-
-def _caller_outside_package() -> int:
-    """The ``stacklevel`` of the first caller outside contactlab (the user's line that built the
-    simulation), counted from the function that calls this one."""
-    frame, level = sys._getframe(1), 1
-    while frame is not None and str(Path(frame.f_code.co_filename).resolve()).startswith(_PACKAGE):
-        frame, level = frame.f_back, level + 1
-    return level
-
 
 #: at most about this many pairs are looked at (every k-th): the median of a regular sample is as
 #: good for a warning, and the check's temporaries stay ~4 MB at any size (the whole list at 1e6
@@ -82,5 +68,5 @@ def check_storage_order(pair_i: np.ndarray, pair_j: np.ndarray, n_spheres: int) 
             f"cl.packing.spatial_order(positions), then add positions[order], radii[order] and every other "
             f"per-sphere input in that order (docs/packing.md). To silence this: "
             f"warnings.simplefilter('ignore', cl.StorageOrderWarning)",
-            StorageOrderWarning, stacklevel=_caller_outside_package())
+            StorageOrderWarning, stacklevel=user_stack_level())
     return spread

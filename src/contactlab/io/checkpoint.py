@@ -251,7 +251,7 @@ def _parts(path: Path, data, meta: dict) -> Checkpoint:
                         if name.startswith(f"stream{k}_")}) for k, entry in enumerate(meta.get("streams", []))]
     return Checkpoint(model=model, state=state, law=model_from_dict(meta["contact_model"]), table=table,
                       exclusions=exclusions, bond_log=bond_log, dt=meta["dt"],
-                      options={k: meta[k] for k in _OPTIONS}, streams=streams)
+                      options={k: meta[k] for k in _OPTIONS if k in meta}, streams=streams)
 
 
 @checked_api

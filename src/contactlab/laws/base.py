@@ -30,6 +30,7 @@ import numpy as np
 from .._arguments import as_finite, call_problem, did_you_mean
 from ..errors import ContactlabError, InputError
 from ..materials import Material
+from .stiffness import ContactSprings, single_contact_limit, verlet_limit  # noqa: F401  (verlet_limit: re-exported)
 
 __all__ = ["Parameter", "HistoryField", "PairCase", "ContactModel", "verlet_limit", "geometry_arrays", "history_size",
            "law_dissipation_terms", "law_bond_field"]
@@ -106,11 +107,15 @@ def history_size(fields) -> int:
 
 @dataclass(frozen=True)
 class PairCase:
-    """Two bodies that can meet, as the stability estimate sees them.
+    """Two bodies that can meet, as the stability estimates see them.
 
     Radii in m (``inf`` for a wall), masses in kg and moments of inertia in kg m^2 (``inf`` for a
-    wall or a fixed sphere), ``overlap`` the reference overlap (m) at which nonlinear stiffnesses
-    are evaluated.
+    wall or a fixed sphere), ``overlap`` the overlap (m) at which nonlinear stiffnesses are
+    evaluated.  The geometric fields may be arrays of one value per contact (the materials are then
+    those of every contact: :func:`contactlab.stability.contact_stiffness_of` groups the contacts by
+    their pair of materials).  ``history``: the contacts' history rows in the law's full layout
+    ((K, H), or (H,) for one contact), for laws whose stiffness depends on it (a bond, the largest
+    overlap so far); None for a contact that is about to form.
     """
 
     material_i: Material
@@ -122,26 +127,30 @@ class PairCase:
     inertia_i: float
     inertia_j: float
     overlap: float
+    history: object = None
 
     @property
-    def radius(self) -> float:
+    def radius(self):
         return 1.0 / (1.0 / self.radius_i + 1.0 / self.radius_j)
 
     @property
-    def mass(self) -> float:
+    def mass(self):
         return 1.0 / (1.0 / self.mass_i + 1.0 / self.mass_j)
 
     @property
-    def tangential_mass(self) -> float:
-        """Effective mass for sliding at the contact, rotation included: 1/m = sum(1/m + r^2/I)."""
+    def tangential_mass(self):
+        """Effective mass for sliding at the contact, rotation included: 1/m = sum(1/m + r^2/I)
+        over the finite bodies."""
         inv = 0.0
         for m, r, inertia in ((self.mass_i, self.radius_i, self.inertia_i), (self.mass_j, self.radius_j, self.inertia_j)):
-            if math.isfinite(m):
-                inv += 1.0 / m + r * r / inertia
-        return 1.0 / inv
+            finite = np.isfinite(m)
+            with np.errstate(invalid="ignore", divide="ignore"):
+                inv = inv + np.where(finite, 1.0 / m + r * r / inertia, 0.0)
+        out = 1.0 / inv
+        return float(out) if np.ndim(out) == 0 else out
 
     @property
-    def rotational_inertia(self) -> float:
+    def rotational_inertia(self):
         """Effective moment of inertia for relative rotation: 1/I = 1/I_i + 1/I_j."""
         return 1.0 / (1.0 / self.inertia_i + 1.0 / self.inertia_j)
 
@@ -150,14 +159,6 @@ def geometry_arrays(geometry: dict) -> dict:
     """A contact geometry given as a mapping (the NumPy twins' input): vectors as float arrays,
     scalars as floats."""
     return {k: (np.asarray(v, dtype=float) if np.ndim(v) else float(v)) for k, v in geometry.items()}
-
-
-def verlet_limit(omega: float, zeta: float) -> float:
-    """Largest stable step of a damped oscillator under explicit (velocity Verlet) integration:
-    ``(2 / omega) (sqrt(1 + zeta^2) - zeta)``; ``inf`` when ``omega == 0``."""
-    if omega <= 0.0:
-        return math.inf
-    return (2.0 / omega) * (math.sqrt(1.0 + zeta * zeta) - zeta)
 
 
 def _unknown_text(cls, unknown: list[str], allowed: list[str]) -> str:
@@ -429,6 +430,23 @@ class ContactModel:
         """(M, M, P) float64 table of pair parameters, row ``[a, b]`` for materials a and b."""
         raise NotImplementedError
 
+    #: whether :meth:`contact_springs` takes a :class:`PairCase` of arrays (one value per contact):
+    #: the built-in laws' closed forms do; a law that probes does not, and the bound of a packing
+    #: then probes it once per class of similar contacts (:func:`contactlab.stability.contact_stiffness_of`)
+    stiffness_on_arrays: ClassVar[bool] = False
+
+    def contact_springs(self, case: PairCase) -> ContactSprings | None:
+        """The springs and dashpots of a contact of the pair of bodies ``case`` at ``case.overlap``
+        (:class:`~contactlab.laws.stiffness.ContactSprings`, SI units): what the stable time step
+        depends on.  The built-in laws give them in closed form; ``None`` (the default) means the
+        law is probed (:func:`contactlab.stability.springs_of`: the largest tangent stiffness of a
+        load-unload cycle up to the overlap, and the force's change with each sense's rate)."""
+        return None
+
     def stability_limit(self, case: PairCase) -> float:
-        """Largest stable time step (s) for one contact of the given pair of bodies."""
-        raise NotImplementedError
+        """Largest stable time step (s) of one contact of the given pair of bodies alone
+        (:func:`~contactlab.laws.stiffness.single_contact_limit` of :meth:`contact_springs`)."""
+        springs = self.contact_springs(case)
+        if springs is None:
+            raise NotImplementedError(f"{type(self).__name__} gives neither contact_springs nor stability_limit")
+        return single_contact_limit(self.contact_springs(case), case)

@@ -91,6 +91,7 @@ from .._jit import jit
 from ..errors import InputError
 from ..vec import dot
 from .base import ContactModel, HistoryField, PairCase, Parameter, geometry_arrays, history_size, verlet_limit
+from .stiffness import ContactSprings
 
 __all__ = ["ConvexRollContact", "law", "reference_law", "stribeck", "stribeck_reference"]
 
@@ -336,6 +337,11 @@ class ConvexRollContact(ContactModel):
         if self.friction_mass == 0.0:
             table[:, :, FRICTION_MASS] = model.pair_sliding_mass()
         return table
+
+    def contact_springs(self, case: PairCase) -> ContactSprings:
+        """The penalty spring ``k_c`` and damper ``d_c`` along the normal; the regularized friction
+        is a bounded force and does not enter (see :meth:`accuracy_limit`)."""
+        return ContactSprings(normal=self.contact_stiffness, normal_damping=self.contact_damping)
 
     def stability_limit(self, case: PairCase) -> float:
         """Normal oscillation ``k_c`` with the damper ``d_c`` on the effective mass of the contact

@@ -40,7 +40,8 @@ from .._arguments import did_you_mean
 from .._jit import jit
 from ..errors import InputError
 from ..vec import dot
-from .base import ContactModel, HistoryField, PairCase, Parameter, geometry_arrays, history_size, verlet_limit
+from .base import ContactModel, HistoryField, PairCase, Parameter, geometry_arrays, history_size
+from .stiffness import ContactSprings, single_contact_limit
 from .impact_reference import hertz_moduli, ode_impact, sphere_mass
 from .restitution import hertz_damping_coefficient
 from .springs import (constant_torque_rolling, constant_torque_rolling_reference, friction_senses,
@@ -218,18 +219,31 @@ class HertzMindlin(ContactModel):
                                math.sqrt(4.0 * g_star / e_star), ROLLING_MODELS[self.rolling_model])
         return table
 
-    def stability_limit(self, case: PairCase) -> float:
+    stiffness_on_arrays = True
+
+    def _springs(self, case: PairCase, frictional: bool) -> ContactSprings:
+        """The Hertz and Mindlin tangent stiffnesses at ``case.overlap`` with their dashpots
+        (``S_n = 2 E* sqrt(R* d)``, ``S_t = 8 G* sqrt(R* d)``, ``c sqrt(m* S)``), the rolling spring
+        ``S_t R*^2`` when it acts; the tangential spring only if ``frictional``."""
         e_star, g_star = effective_moduli(case.material_i, case.material_j)
-        root = math.sqrt(case.radius * case.overlap)
+        root = np.sqrt(case.radius * np.maximum(case.overlap, 0.0))
+        zero = 0.0 * root
         s_n = 2.0 * e_star * root
-        s_t = 8.0 * g_star * root
-        m, mt = case.mass, case.tangential_mass
-        c = self._damping
-        dt = verlet_limit(math.sqrt(s_n / m), 0.5 * c)
-        dt = min(dt, verlet_limit(math.sqrt(s_t / mt), 0.5 * c * math.sqrt(m / mt)))
-        if self.rolling_friction > 0.0 and self.rolling_model == "spring":
-            dt = min(dt, verlet_limit(math.sqrt(s_t * case.radius**2 / case.rotational_inertia), 0.0))
-        return dt
+        s_t = 8.0 * g_star * root if frictional else zero
+        c, m = self._damping, case.mass
+        rolling = self.rolling_friction > 0.0 and self.rolling_model == "spring"
+        return ContactSprings(s_n, s_t, s_t * case.radius**2 if rolling else zero, zero,
+                                c * np.sqrt(m * s_n), c * np.sqrt(m * s_t), zero, zero)
+
+    def contact_springs(self, case: PairCase) -> ContactSprings:
+        """:meth:`_springs` (closed form, arrays allowed); a pair that slides at zero friction (a
+        frictionless platen) holds no tangential spring."""
+        return self._springs(case, self.pair_value("friction", case.material_i, case.material_j) > 0.0)
+
+    def stability_limit(self, case: PairCase) -> float:
+        """One contact alone, its tangential spring counted whatever the friction (the step then
+        stays valid when :meth:`~contactlab.Simulation.set_model` switches friction on)."""
+        return single_contact_limit(self._springs(case, True), case)
 
     # ------------------------------------------------------------------ for the validation battery
     def validation_properties(self) -> dict:

@@ -48,7 +48,8 @@ import numpy as np
 from .._jit import jit
 from ..errors import InputError
 from ..vec import axpy, dot, scale, tangential_part
-from .base import ContactModel, HistoryField, PairCase, Parameter, geometry_arrays, history_size, verlet_limit
+from .base import ContactModel, HistoryField, PairCase, Parameter, geometry_arrays, history_size
+from .stiffness import ContactSprings
 from .connector import connector_lengths
 from .impact_reference import sphere_mass
 from .springs import follow_frame, follow_frame_reference
@@ -343,13 +344,10 @@ class Ice(ContactModel):
         values = pair_constants(float(radius_i), float(radius_j), p)
         return dict(zip(("A", "k_n", "k_t", "k_w", "k_r", "F_nb", "F_tb", "T_wb", "T_rb"), values))
 
-    def stability_limit(self, case: PairCase) -> float:
+    def contact_springs(self, case: PairCase) -> ContactSprings:
+        """The four springs of spec 002 (``k_n``, ``k_t``, ``k_r``, ``k_w``; bonded or not), no damping."""
         c = self.limits(case.material_i, case.material_j, case.radius_i, case.radius_j)
-        dt = verlet_limit(math.sqrt(c["k_n"] / case.mass), 0.0)
-        dt = min(dt, verlet_limit(math.sqrt(c["k_t"] / case.tangential_mass), 0.0))
-        for k in (c["k_w"], c["k_r"]):
-            dt = min(dt, verlet_limit(math.sqrt(k / case.rotational_inertia), 0.0))
-        return dt
+        return ContactSprings(c["k_n"], c["k_t"], c["k_r"], c["k_w"])
 
     @property
     def bonded_senses(self) -> int:

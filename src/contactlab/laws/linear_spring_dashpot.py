@@ -18,7 +18,8 @@ import numpy as np
 
 from .._jit import jit
 from ..vec import dot
-from .base import ContactModel, HistoryField, PairCase, Parameter, geometry_arrays, history_size, verlet_limit
+from .base import ContactModel, HistoryField, PairCase, Parameter, geometry_arrays, history_size
+from .stiffness import ContactSprings, single_contact_limit
 from .impact_reference import sphere_mass
 from .restitution import linear_damping_ratio
 from .springs import friction_senses, friction_senses_reference
@@ -128,17 +129,25 @@ class LinearSpringDashpot(ContactModel):
                math.sqrt(k_t))
         return np.broadcast_to(np.array(row, dtype=float), (m, m, len(row))).copy()
 
-    def stability_limit(self, case: PairCase) -> float:
-        k = self.stiffness
-        k_t = k * self.tangential_stiffness_ratio
-        m, mt = case.mass, case.tangential_mass
+    stiffness_on_arrays = True
+
+    def _springs(self, case: PairCase, frictional: bool) -> ContactSprings:
+        """``k`` and ``k_t = ratio k`` with their dashpots ``2 zeta sqrt(k m*)``, the rolling spring
+        ``k_t R*^2`` with rolling friction; the tangential spring only if ``frictional``."""
+        m = case.mass
+        zero = 0.0 * m
+        k = self.stiffness + zero
+        k_t = self.stiffness * self.tangential_stiffness_ratio + zero if frictional else zero
         z = self._zeta
-        dt = verlet_limit(math.sqrt(k / m), z)
-        if k_t > 0:
-            dt = min(dt, verlet_limit(math.sqrt(k_t / mt), z * math.sqrt(m / mt)))
-            if self.rolling_friction > 0.0:
-                dt = min(dt, verlet_limit(math.sqrt(k_t * case.radius**2 / case.rotational_inertia), 0.0))
-        return dt
+        k_r = k_t * case.radius**2 if self.rolling_friction > 0.0 else zero
+        return ContactSprings(k, k_t, k_r, zero, 2.0 * z * np.sqrt(k * m), 2.0 * z * np.sqrt(k_t * m), zero, zero)
+
+    def contact_springs(self, case: PairCase) -> ContactSprings:
+        return self._springs(case, self.friction > 0.0)
+
+    def stability_limit(self, case: PairCase) -> float:
+        """One contact alone, its tangential spring counted whatever the friction."""
+        return single_contact_limit(self._springs(case, True), case)
 
     # ------------------------------------------------------------------ for the validation battery
     def validation_properties(self) -> dict:

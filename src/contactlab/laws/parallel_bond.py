@@ -44,6 +44,8 @@ from ..errors import InputError
 from ..vec import axpy, dot, tangential_part
 from ..kernel_cache import cache_dir, generated_name, module_source_hash, session_dir, write_module
 from .base import ContactModel, HistoryField, PairCase, Parameter, geometry_arrays, history_size, verlet_limit
+from ..stability import springs_of
+from .stiffness import ContactSprings
 from .connector import connector_lengths
 from .linear_spring_dashpot import LinearSpringDashpot
 from .springs import follow_frame, follow_frame_reference
@@ -275,6 +277,26 @@ class ParallelBond(ContactModel):
         return dict(radius=rb, A=area, I=inertia, J=2 * inertia, k_n=self.normal_stiffness * area,
                     k_s=self.shear_stiffness * area, k_bend=self.normal_stiffness * inertia,
                     k_twist=self.shear_stiffness * 2 * inertia)
+
+    def contact_springs(self, case: PairCase) -> ContactSprings:
+        """The frictional contact's springs, plus the bond's where it holds (``case.history``'s
+        bond state > 0; a contact about to form, ``history=None``, counts as bonded): normal
+        ``k_n A``, shear ``k_s A``, bending ``k_n I``, twisting ``k_s J``, each with its dashpot,
+        ``damping`` times critical on the effective mass (rotations: ``0.4 m* min(r)^2``)."""
+        contact = springs_of(self.contact, PairCase(case.material_i, case.material_j, case.radius_i,
+                                                          case.radius_j, case.mass_i, case.mass_j, case.inertia_i,
+                                                          case.inertia_j, case.overlap))
+        bonded = case.history is None or float(np.asarray(case.history).reshape(-1)[0]) > 0.0
+        if not (bonded and math.isfinite(case.radius_i) and math.isfinite(case.radius_j)):
+            return contact  # walls are never bonded
+        b = self.bond_properties(case.radius_i, case.radius_j)
+        m = float(case.mass)
+        rot = 0.4 * m * min(case.radius_i, case.radius_j) ** 2
+        z = 2.0 * self.damping
+        bond = ContactSprings(b["k_n"], b["k_s"], b["k_bend"], b["k_twist"], z * math.sqrt(b["k_n"] * m),
+                                z * math.sqrt(b["k_s"] * m), z * math.sqrt(b["k_bend"] * rot),
+                                z * math.sqrt(b["k_twist"] * rot))
+        return contact + bond
 
     def stability_limit(self, case: PairCase) -> float:
         """The bond's and the contact's springs act in parallel, so their squared frequencies add:

@@ -52,7 +52,8 @@ import numpy as np
 from .._jit import jit
 from ..errors import InputError
 from ..vec import dot
-from .base import ContactModel, HistoryField, PairCase, Parameter, geometry_arrays, history_size, verlet_limit
+from .base import ContactModel, HistoryField, PairCase, Parameter, geometry_arrays, history_size
+from .stiffness import ContactSprings
 from .impact_reference import ode_impact, sphere_mass
 
 __all__ = ["SphereSphereContact", "law", "reference_law", "impact_factor", "IMPACT_MODELS"]
@@ -305,29 +306,24 @@ class SphereSphereContact(ContactModel):
         row = np.array(self.row(), dtype=float)
         return np.broadcast_to(row, (len(materials), len(materials), len(row))).copy()
 
-    def stability_limit(self, case: PairCase) -> float:
-        """Normal oscillation at the reference overlap with the dashpot and the hysteretic damping.
+    def contact_springs(self, case: PairCase) -> ContactSprings:
+        """The normal sense at ``case.overlap``, with the dashpot and the hysteretic damping.
 
-        Stiffness ``n k delta_ref^(n-1)`` (``k = k_2`` for the Edinburgh model, whose unloading is
-        stiffer); hysteretic damping coefficient ``|lambda| k delta_ref^n / v_imp``.  The slowest
-        impact that can end at ``delta_ref`` is one that forms at the minimum impact velocity and is
+        Stiffness ``n k delta^(n-1)`` (``k = k_2`` for the Edinburgh model, whose unloading is
+        stiffer); hysteretic damping coefficient ``|lambda| k delta^n / v_imp``.  The slowest
+        impact that can end at ``delta`` is one that forms at the minimum impact velocity and is
         then pressed further (a sphere under a load): with ``minimum_impact_velocity > 0`` that
         speed is used, otherwise (the spec's default, an unbounded coefficient) the speed of an
-        impact that reaches ``delta_ref`` by its own momentum.  Regularized friction is a bounded
+        impact that reaches ``delta`` by its own momentum.  Regularized friction is a bounded
         force (``mu_d |f_n|``): too large a step makes it chatter in stick but cannot blow up, so
-        it does not enter this limit (see :meth:`accuracy_limit`).
+        it does not enter (see :meth:`accuracy_limit`).
         """
         k_c = self.contact_stiffness
-        if k_c == 0.0 and self.contact_damping == 0.0:
-            return math.inf
         n = self.contact_stiffness_exponent
-        m = case.mass
-        d = case.overlap
+        m = float(case.mass)
+        d = float(case.overlap)
         k = self.k2 if self.edinburgh else k_c
-        k_eff = n * k * d ** (n - 1.0)
-        if k_eff <= 0.0:
-            return 2.0 * m / self.contact_damping
-        omega = math.sqrt(k_eff / m)
+        k_eff = max(n * k * d ** (n - 1.0), 0.0) if d > 0.0 else (k if n == 1.0 else 0.0)
         c = self.contact_damping
         factor = impact_factor(self.impact_model, self.restitution_coefficient)
         if factor != 0.0 and k_c > 0.0:
@@ -335,7 +331,7 @@ class SphereSphereContact(ContactModel):
             v_ref = self.minimum_impact_velocity if self.minimum_impact_velocity > 0.0 else v0
             if math.isfinite(v_ref) and v_ref > 0.0:
                 c += abs(factor) * k_c * d**n / v_ref
-        return verlet_limit(omega, c / (2.0 * math.sqrt(k_eff * m)))
+        return ContactSprings(normal=k_eff, normal_damping=c)
 
     def accuracy_limit(self, case: PairCase) -> float:
         """Largest step that integrates the regularized friction faithfully (s): below ``v_reg`` it

@@ -25,7 +25,8 @@ import numpy as np
 
 from .._jit import jit
 from ..vec import dot
-from .base import ContactModel, HistoryField, PairCase, Parameter, geometry_arrays, history_size, verlet_limit
+from .base import ContactModel, HistoryField, PairCase, Parameter, geometry_arrays, history_size
+from .stiffness import ContactSprings
 from .springs import friction_senses, friction_senses_reference
 
 __all__ = ["VolumeContact", "law", "reference_law"]
@@ -124,17 +125,14 @@ class VolumeContact(ContactModel):
         row = (self.volume_stiffness, self.damping, self.friction, self.tangential_stiffness_ratio)
         return np.broadcast_to(np.array(row, dtype=float), (m, m, len(row))).copy()
 
-    def stability_limit(self, case: PairCase) -> float:
-        # two spheres: S_n = pi a^2 ~ 2 pi R* d, so the normal stiffness is 2 pi R* k_v
+    def contact_springs(self, case: PairCase) -> ContactSprings:
+        """Two spheres: the lens's area ``S = pi a^2 ~ 2 pi R* d``, so the normal stiffness is
+        ``2 pi R* k_v`` and the dashpot ``c S``; the tangential spring ``ratio k_v sqrt(S)`` with
+        friction."""
         k = 2.0 * math.pi * case.radius * self.volume_stiffness
-        m = case.mass
-        zeta = self.damping * 2.0 * math.pi * case.radius * case.overlap / (2.0 * math.sqrt(k * m))
-        dt = verlet_limit(math.sqrt(k / m), zeta)
         area = 2.0 * math.pi * case.radius * case.overlap
-        k_t = self.tangential_stiffness_ratio * self.volume_stiffness * math.sqrt(area)
-        if k_t > 0 and self.friction > 0:
-            dt = min(dt, verlet_limit(math.sqrt(k_t / case.tangential_mass), 0.0))
-        return dt
+        k_t = self.tangential_stiffness_ratio * self.volume_stiffness * math.sqrt(area) if self.friction > 0 else 0.0
+        return ContactSprings(normal=k, tangential=k_t, normal_damping=self.damping * area)
 
 
 def reference_law(geometry: dict, params, hist, dt):

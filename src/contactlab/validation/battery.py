@@ -20,7 +20,9 @@
   books no dissipation;
 * ``timestep``: time-step convergence of the impact results; the declared critical time step
   against the stiffness the law shows, and a run at 0.95 of it;
-* ``column``: energy balance of a small granular column settling under gravity.
+* ``column``: energy balance of a small granular column settling under gravity;
+* ``lattice``: a confined 3 x 3 x 3 lattice with random spins at the default time step does not
+  create energy (a step unstable for a body's contacts together would: issue 42).
 
 Every number comes from the model's law through the public probe (:func:`contactlab.probe`) and the
 engine (:class:`contactlab.Simulation`); nothing in the battery depends on a model's name.  What a
@@ -57,6 +59,7 @@ from ..laws.impact_reference import ode_impact
 from ..materials import Material
 from ..probe import DEFAULT_PROBE_MATERIAL
 from .checks.column import check_column
+from .checks.lattice import check_lattice
 from .checks.continuity import check_continuity
 from .checks.energy import check_elastic_gradient, check_work_energy
 from .checks.hysteresis import check_hysteresis
@@ -74,13 +77,14 @@ __all__ = ["validate", "ValidationReport", "Check", "ModelProperties", "GROUPS",
            "check_stable_run", "check_column"]
 
 #: the check groups, in the order they run and appear in the report
-GROUPS = ("hysteresis", "impact", "oblique", "symmetry", "continuity", "energy", "timestep", "column")
+GROUPS = ("hysteresis", "impact", "oblique", "symmetry", "continuity", "energy", "timestep", "column", "lattice")
 
 #: the check functions of each group (each takes the context of :func:`make_context`, returns Checks)
 CHECKS = {"hysteresis": (check_hysteresis,), "impact": (check_impact,), "oblique": (check_oblique,),
           "symmetry": (check_objectivity, check_swap, check_momentum), "continuity": (check_continuity,),
           "energy": (check_work_energy, check_elastic_gradient),
-          "timestep": (check_convergence, check_critical_dt, check_stable_run), "column": (check_column,)}
+          "timestep": (check_convergence, check_critical_dt, check_stable_run), "column": (check_column,),
+          "lattice": (check_lattice,)}
 
 #: the 1-DOF impact integrator of the closed forms (:func:`contactlab.laws.impact_reference.ode_impact`)
 _ode_impact = ode_impact
