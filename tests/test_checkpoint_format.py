@@ -46,7 +46,7 @@ def test_a_format_5_checkpoint_resumes_bit_for_bit_through_the_present_format(tm
 def test_a_format_5_checkpoint_continues_as_the_code_that_wrote_it():
     """The continuation agrees with the old code's own (see the module docstring for why not bit
     for bit): positions within 1e-5 of a radius, velocities within 1e-3 of the largest speed, spins
-    within 1e-2 of the largest, the energy terms within 1e-4 (measured on the 2-vCPU Intel VM:
+    within 1e-2 of the largest, the energy terms within 1e-4 (measured on a 2-vCPU AMD EPYC VM:
     2.3e-6, 3.6e-4, 1.2e-3 and 6e-5: the predictor's change over 500 steps of a bed with a driven
     floor and local damping)."""
     sim = cl.Simulation.load_checkpoint(DATA / "checkpoint_v5.npz", threads=1)

@@ -23,6 +23,8 @@ import pytest
 
 import contactlab as cl
 
+from test_rolling_models import rolling_sphere
+
 GLASS = cl.Material(density=2500.0, young=1e7, poisson=0.3)
 
 
@@ -84,17 +86,9 @@ def test_constant_torque_rolling_books_the_work_of_its_couple():
     """A sphere rolling on a plate against constant-torque rolling resistance until it stops, then
     at rest (where the couple chatters): the balance error stays below 1e-3 of the energy the
     rolling lost (before issue 42 the chatter kept booking ``limit |w| dt``)."""
-    radius, v0, mu_r, g = 5e-3, 0.1, 0.1, 9.81
-    scene = cl.Scene(gravity=(0.0, 0.0, -g))
-    scene.add_wall(point=(0, 0, 0), normal=(0, 0, 1), material=GLASS)
-    mass = 4.0 / 3.0 * math.pi * radius**3 * GLASS.density
-    sink = mass * g / (4.0 / 3.0 * 1e7 / (1 - 0.3**2) * math.sqrt(radius))     # static Hertz overlap**1.5
-    scene.add_sphere((0.0, 0.0, radius - sink ** (2.0 / 3.0)), radius, GLASS, velocity=(v0, 0.0, 0.0),
-                     angular_velocity=(0.0, v0 / radius, 0.0))
-    model = cl.models.HertzMindlin(restitution=0.5, friction=0.5, rolling_friction=mu_r, rolling_model="constant_torque")
-    sim = cl.Simulation(scene, model, threads=1)
+    sim, radius, v0, t_stop = rolling_sphere("constant_torque")
     e0 = sim.energy()
-    sim.run(duration=1.5 * 1.4 * v0 / (mu_r * g))     # half as long again as it takes to stop
+    sim.run(duration=1.5 * t_stop)     # half as long again as it takes to stop
     e = sim.energy()
     lost = e0["kinetic"] + e0["rotational"] - e["kinetic"] - e["rotational"]
     assert abs(sim.velocities[0, 0]) < 1e-3 * v0

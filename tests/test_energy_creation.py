@@ -20,9 +20,7 @@ gravity), two frictional spheres pressed between frictionless walls, and the tri
 from __future__ import annotations
 
 import math
-import sys
 import warnings
-from pathlib import Path
 
 import numpy as np
 import pytest
@@ -35,8 +33,8 @@ from contactlab.probe import DEFAULT_PROBE_MATERIAL
 from contactlab.validation.checks.lattice import lattice_run, lattice_scene, lattice_verdict
 
 from helpers.linear_step import critical_step, matrices
+from test_triaxial import _example as triaxial_example
 
-ROOT = Path(__file__).resolve().parent.parent
 GRAIN = cl.Material(density=2500.0, young=2e8, poisson=0.3, name="grain")
 PLATEN = cl.Material(density=2500.0, young=2e8, poisson=0.3, name="platen")
 R = 1e-3
@@ -134,8 +132,9 @@ def test_the_bound_is_below_the_exact_critical_step_of_the_packing_and_within_a_
 
 
 def test_the_bound_kernel_agrees_with_its_numpy_twin():
-    """:func:`collatz_bound` (compiled passes) against the same Collatz-Wielandt iteration written
-    with NumPy arrays from the assembled block norms: the same rates to 1e-12."""
+    """:func:`collatz_bound` (compiled passes, float32 per-body sums) against the same
+    Collatz-Wielandt iteration written with NumPy arrays (float64) from the assembled block norms:
+    the same rates to 1e-5, on the springs and on the dashpots."""
     sim = _box((3, 3, 3))
     sim.run(steps=1)
     m, t = sim.model, sim.table
@@ -144,9 +143,10 @@ def test_the_bound_kernel_agrees_with_its_numpy_twin():
     mass, inertia = m.stability_masses()
     im, ii = 1.0 / mass, 1.0 / inertia
     n = m.n_bodies
-    for cols in (slice(0, 4), slice(4, 8)):
-        coef = np.ascontiguousarray(springs[:, cols])
-        fast, _ = collatz_bound(lambda: iter([(c.i, c.j, c.normal, c.lever_i, c.lever_j, coef)]), n, im, ii, 3)
+    both = np.ascontiguousarray(springs)
+    fast_k, fast_c, _ = collatz_bound(lambda: iter([(c.i, c.j, c.normal, c.lever_i, c.lever_j, both)]), n, im, ii, 3)
+    for cols, fast in ((slice(0, 4), fast_k), (slice(4, 8), fast_c)):
+        coef = springs[:, cols]
         # the twin: the (2N, 2N) matrix of block norms, then three power iterations
         N = np.zeros((2 * n, 2 * n))
         own = np.zeros((n, 6))
@@ -180,7 +180,7 @@ def test_the_bound_kernel_agrees_with_its_numpy_twin():
             z = N @ y
             twin = min(twin, float(np.max(np.where(y > 0, z / y, 0.0))))
             y = np.maximum(z / z.max(), 1e-12)
-        assert fast == pytest.approx(twin, rel=1e-12)
+        assert fast == pytest.approx(twin, rel=1e-5)
 
 
 def test_the_engine_creates_energy_just_above_the_exact_critical_step():
@@ -270,22 +270,13 @@ def test_the_lattice_at_the_issues_steps_is_refused_or_stopped_by_the_watchdog(f
     assert growth < 0.01 * elastic
 
 
-def _triaxial():
-    sys.path.insert(0, str(ROOT / "examples"))
-    try:
-        import triaxial
-    finally:
-        sys.path.pop(0)
-    return triaxial
-
-
 @pytest.mark.slow
 def test_the_triaxial_sample_with_friction_switched_on_loses_energy():
     """examples/triaxial.py, 300 spheres, seed 2, E = 2e8 Pa: settled frictionless by its servo
     walls at the default step, then friction 0.5 by set_model: over 1000 steps the balance error
     stays within 1 % of the elastic energy (issue 42: +2.2e-2 J against 4.2e-3 J); a step of 0.9 of
     the single-contact limit is refused by set_model or stopped by the watchdog."""
-    tx = _triaxial()
+    tx = triaxial_example()
     sim = tx.build(300, seed=2, young=2e8)
     tx.settle(sim, 1e5, tolerance=0.002, kinetic=1e-4, max_time=0.3)
     sim.set_model(tx.law(0.5))
@@ -302,10 +293,10 @@ def test_a_compressed_packing_warns_when_its_step_is_no_longer_safe():
     sim = _box((3, 3, 3), spin=0.0)
     sim.dt = 0.97 * sim.packing_limit.limit
     top = 5                                            # walls -x, +x, -y, +y, -z, +z
-    sim.set_wall_velocity(top, (0.0, 0.0, -0.005))    # 4 % of the radius in 3000 steps: no rebuild
+    sim.set_wall_velocity(top, (0.0, 0.0, -0.001))    # 4 % of the radius in ~15,000 steps: no rebuild
     with pytest.warns(cl.StabilityWarning, match=r"above the stability limit .* of the contacts present \(body \d+ "
                                                   r"\(\d+ contacts\).*set sim.dt ="):
-        sim.run(steps=3000)
+        sim.run(steps=15000)
     assert sim.packing_limit.limit < sim.dt
 
 

@@ -92,12 +92,10 @@ def test_rolling_model_is_checked():
     assert model_from_dict(model.to_dict()).rolling_model == "constant_torque"
 
 
-@pytest.mark.parametrize("kind", ["spring", "constant_torque"])
-def test_sphere_rolling_on_a_plate_slows_down_linearly(kind):
-    """A sphere rolling on a plate against rolling resistance mu_r (R* = R against a wall): the
-    closed form v(t) = v0 - mu_r g t / 1.4 while it rolls, for both models (the spring slides at the
-    same limit once wound up, a few microseconds here).  Half-way to the stop the speed is v0 / 2."""
-    radius, v0, mu_r, g = 5e-3, 0.1, 0.1, 9.81
+def rolling_sphere(kind, radius=5e-3, v0=0.1, mu_r=0.1, g=9.81):
+    """A sphere of glass rolling without slipping at ``v0`` on a plate, resting on it at its static
+    Hertz overlap, with rolling resistance ``mu_r`` of the ``kind`` model; returns ``(sim, radius,
+    v0, t_stop)`` (``t_stop = 1.4 v0 / (mu_r g)``: when it stops)."""
     scene = cl.Scene(gravity=(0.0, 0.0, -g))
     scene.add_wall(point=(0, 0, 0), normal=(0, 0, 1), material=GLASS)
     mass = 4.0 / 3.0 * math.pi * radius**3 * GLASS.density
@@ -105,8 +103,15 @@ def test_sphere_rolling_on_a_plate_slows_down_linearly(kind):
     scene.add_sphere((0.0, 0.0, radius - sink ** (2.0 / 3.0)), radius, GLASS, velocity=(v0, 0.0, 0.0),
                      angular_velocity=(0.0, v0 / radius, 0.0))
     model = cl.models.HertzMindlin(restitution=0.5, friction=0.5, rolling_friction=mu_r, rolling_model=kind)
-    sim = cl.Simulation(scene, model, threads=1)
-    t_stop = 1.4 * v0 / (mu_r * g)
+    return cl.Simulation(scene, model, threads=1), radius, v0, 1.4 * v0 / (mu_r * g)
+
+
+@pytest.mark.parametrize("kind", ["spring", "constant_torque"])
+def test_sphere_rolling_on_a_plate_slows_down_linearly(kind):
+    """A sphere rolling on a plate against rolling resistance mu_r (R* = R against a wall): the
+    closed form v(t) = v0 - mu_r g t / 1.4 while it rolls, for both models (the spring slides at the
+    same limit once wound up, a few microseconds here).  Half-way to the stop the speed is v0 / 2."""
+    sim, radius, v0, t_stop = rolling_sphere(kind)
     sim.run(duration=0.5 * t_stop)
     v = sim.velocities[0]
     assert v[0] == pytest.approx(0.5 * v0, rel=0.01)

@@ -9,7 +9,7 @@ eigenvalue of the linearised step over all bodies (:mod:`contactlab.engine.stabi
 The result says which body limits the step, how many contacts it has and what step its
 neighbourhood allows.  It is what ``Simulation.stability_limit`` takes besides the limit of a
 single contact that can occur (:func:`contactlab.stability.stability_limit`), at the start, after
-``set_model`` and, during a run, after neighbour rebuilds.
+``set_model`` and, during a run, at the run monitor's pace (:mod:`contactlab.watchdog`).
 """
 from __future__ import annotations
 
@@ -207,10 +207,10 @@ def _classes(contact_model, a, b, c: ActiveContacts, sel, hist) -> np.ndarray:
     return rows[inverse.reshape(-1)]
 
 
-#: tables of at most this many chunks keep their contacts' springs between the bound's passes;
-#: larger ones (a million spheres) evaluate them again at each pass, so that the bound holds
-#: little memory beside the run
-KEEP_CHUNKS = 4
+#: up to this many active contacts the bound keeps their weights between its passes (64 B a
+#: contact, ~20 MB at 1e5 spheres); more (a million spheres) are evaluated again at each pass, so
+#: that the bound holds little memory beside the run
+KEEP_CONTACTS = 1 << 19
 
 
 def packing_limit(model, state, table, contact_model: ContactModel, history_layout=None, *,
@@ -225,32 +225,24 @@ def packing_limit(model, state, table, contact_model: ContactModel, history_layo
     inv_inertia = np.where(moving & (inertia > 0), 1.0 / np.where(inertia > 0, inertia, 1.0), 0.0)
     materials = model.materials
     starts = range(0, n, CHUNK)
-    keep = len(starts) <= KEEP_CHUNKS
-    kept = {}
 
-    def springs_of(start):
-        if start in kept:
-            return kept[start]
-        c = active_contacts(model, state, table, np.arange(start, min(start + CHUNK, n)))
-        hist = history_layout.widen(table.hist[c.rows]) if len(c.rows) and history_layout is not None else None
-        entry = (c, contact_springs_of(contact_model, materials, c, hist))
-        if keep:
-            kept[start] = entry
-        return entry
-
-    def chunks(columns):
+    def chunks():
         for start in starts:
-            c, springs = springs_of(start)
-            yield c.i, c.j, c.normal, c.lever_i, c.lever_j, np.ascontiguousarray(springs[:, columns])
+            c = active_contacts(model, state, table, np.arange(start, min(start + CHUNK, n)))
+            hist = history_layout.widen(table.hist[c.rows]) if len(c.rows) and history_layout is not None else None
+            springs = contact_springs_of(contact_model, materials, c, hist)
+            yield c.i, c.j, c.normal, c.lever_i, c.lever_j, np.ascontiguousarray(springs)
 
-    lam_k, local_k = collatz_bound(lambda: chunks(slice(0, 4)), n_bodies, inv_mass, inv_inertia, iterations)
-    lam_c, local_c = collatz_bound(lambda: chunks(slice(4, 8)), n_bodies, inv_mass, inv_inertia, iterations)
     active = table.status[:n] == ACTIVE
     n_contacts = int(np.count_nonzero(active))
+    # the weights (64 B a contact) are kept between the passes up to KEEP_CONTACTS contacts; a larger
+    # table (a million spheres) evaluates its contacts again at each pass, holding little memory
+    lam_k, lam_c, local = collatz_bound(chunks, n_bodies, inv_mass, inv_inertia, iterations,
+                                        keep=n_contacts <= KEEP_CONTACTS)
     limit = step_from_rates(lam_k, lam_c)
     if not math.isfinite(limit):
         return PackingLimit(math.inf, n_contacts=n_contacts, local=np.full(n_bodies, math.inf))
-    local = steps_from_rates(local_k, local_c)
+    local = steps_from_rates(local[:, 0].astype(np.float64), local[:, 1].astype(np.float64))
     body = int(np.argmin(local))
     contacts = int(np.count_nonzero(active & ((table.pair_i[:n] == body) | (table.pair_j[:n] == body))))
     return PackingLimit(float(limit), body, contacts, float(local[body]), (float(lam_k), float(lam_c)), n_contacts,

@@ -128,7 +128,7 @@ class Simulation:
     infinitely heavy.  And the bound of the contacts present, every body's contacts together
     (:mod:`contactlab.packing_limit`): a body with several damped, frictional contacts has stiffer
     coupled modes than any of its contacts alone.  The second follows the run: it is computed
-    again after neighbour rebuilds, and a step above it gives a warning.
+    again during runs (every 20 checks of the run monitor), and a step above it gives a warning.
 
     Example
     -------
@@ -268,7 +268,6 @@ class Simulation:
             self._set_dt(None if self._dt_auto else self._dt)
         #: the energy watchdog and the bound's refresh during runs (:mod:`contactlab.watchdog`)
         self.monitor = RunMonitor(self.energy_watchdog, model_data.n_bodies)
-        self.monitor.builds = self.stepper.table.builds
         if self._dt is not None and self._dt > self._packing.limit:
             self.monitor.warned_limit = self._packing.limit   # said already (allowed, or a checkpoint's step)
 
@@ -279,7 +278,7 @@ class Simulation:
                                  self.stepper.history_layout)
 
     def _refresh_packing_limit(self):
-        """Compute the bound of the contacts present again (the run's monitor, after rebuilds)."""
+        """Compute the bound of the contacts present again (the run monitor, the watchdog)."""
         self._packing = self._packing_limit()
         return self._packing
 

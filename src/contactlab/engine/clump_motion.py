@@ -34,7 +34,7 @@ from __future__ import annotations
 import math
 
 from contactlab._jit import jit
-from contactlab.engine.integrate import rotate_quaternion
+from contactlab.engine.integrate import keep_previous, rotate_quaternion
 from contactlab.engine.layout import FLAG_FAST, FLAG_REBUILD, FLAG_STATE_NAN
 from contactlab.geometry.rotation import quat_matrix
 
@@ -88,19 +88,7 @@ def clump_kick(kick_dt, clumps, pos, vel, angvel, force, torque, gravity, flags)
             tx += torque[p, 0] + ry * gz - rz * gy
             ty += torque[p, 1] + rz * gx - rx * gz
             tz += torque[p, 2] + rx * gy - ry * gx
-        # the clump's loads before this evaluation, for the next step's predictor (without a kick
-        # there is no step behind it: its own; see contactlab.engine.integrate)
-        if kick_dt > 0.0:
-            for d in range(3):
-                cprev[c, d] = cforce[c, d]
-                cprev[c, 3 + d] = ctorque[c, d]
-        else:
-            cprev[c, 0] = fx
-            cprev[c, 1] = fy
-            cprev[c, 2] = fz
-            cprev[c, 3] = tx
-            cprev[c, 4] = ty
-            cprev[c, 5] = tz
+        keep_previous(cprev, c, cforce, ctorque, (fx, fy, fz, tx, ty, tz), kick_dt)   # the predictor's
         cforce[c, 0] = fx
         cforce[c, 1] = fy
         cforce[c, 2] = fz

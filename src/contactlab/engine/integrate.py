@@ -39,7 +39,7 @@ from contactlab.geometry.rotation import quat_matrix
 
 __all__ = ["kick_drift", "kick_drift_range", "reduce_kick", "reduce_kick_range", "kick_drift_block",
            "reduce_kick_block", "deferred_runs", "reduce_kick_deferred", "kick_drift_range_spheres", "reduce_kick_range_spheres", "move_walls", "move_meshes", "block_size",
-           "rotate_quaternion"]
+           "rotate_quaternion", "keep_previous"]
 
 
 @jit
@@ -159,6 +159,21 @@ def _rigid_rotate(p, dt, torque, previous, angvel, angvel_pred, quat, rigid):
         angvel_pred[p, d] = wp[d]
     for d in range(4):
         quat[p, d] = qn[d]
+
+
+@jit
+def keep_previous(previous, p, force, torque, new, kick_dt):
+    """Row ``p`` of ``previous`` (force and torque of the evaluation before the last, for the next
+    step's predictor) before ``force[p]`` and ``torque[p]`` take the ``new`` loads (a 6-tuple): the
+    old ones, or, for an evaluation without a kick (``kick_dt`` 0: a run's start, a re-evaluation),
+    which has no step behind it, the new ones."""
+    if kick_dt > 0.0:
+        for c in range(3):
+            previous[p, c] = force[p, c]
+            previous[p, 3 + c] = torque[p, c]
+    else:
+        for c in range(6):
+            previous[p, c] = new[c]
 
 
 @jit
@@ -329,19 +344,7 @@ def _reduce_kick_loop(p0, p1, j_start, j_pairs, out, status, owner, mass, inv_ma
             for c in range(6):
                 damping_force[p, c] = d[c]
             fx, fy, fz, tx, ty, tz = new
-        # the loads of the evaluation before this one, for the next step's predictor; an evaluation
-        # without a kick (a run's start, a re-evaluation) has no step behind it: its own loads
-        if kick_dt > 0.0:
-            for c in range(3):
-                previous[p, c] = force[p, c]
-                previous[p, 3 + c] = torque[p, c]
-        else:
-            previous[p, 0] = fx
-            previous[p, 1] = fy
-            previous[p, 2] = fz
-            previous[p, 3] = tx
-            previous[p, 4] = ty
-            previous[p, 5] = tz
+        keep_previous(previous, p, force, torque, (fx, fy, fz, tx, ty, tz), kick_dt)
         force[p, 0] = fx
         force[p, 1] = fy
         force[p, 2] = fz

@@ -351,11 +351,14 @@ class ConvexRollContact(ContactModel):
         not ``case.mass``: the normal through a roll's contact point misses its centre of mass
         (lever up to the case radius, e.g. the bounding radius), so rotation lowers the mass the
         spring moves; for spheres this is conservative.  The damper sees the velocity predicted by
-        the step kernels, ``v* = v(n+1/2) + dt/2 a(n)``; for ``m x'' = -k x - d v*`` that scheme
-        is stable up to ``(2/omega)(sqrt(1 + (2 zeta)^2) - 2 zeta)`` with ``omega = sqrt(k/m)``,
-        ``zeta = d / (2 sqrt(k m))`` -- ``verlet_limit(omega, 2 zeta)`` (the damping ratio counts
-        twice; a damper alone: ``m / d``).  ``inf`` without spring and damper.  The regularized
-        friction is a bounded force and does not enter (see :meth:`accuracy_limit`).
+        the step kernels, ``v* = v(n+1/2) + dt/4 (a(n) + a(n-1))``; for ``m x'' = -k x - d v*``
+        that scheme is stable up to ``(2/omega)(sqrt(1 + zeta^2) - zeta)`` with
+        ``omega = sqrt(k/m)``, ``zeta = d / (2 sqrt(k m))`` (a damper alone: ``2 m / d``).  (Up to
+        issue 42 the predictor was ``v(n+1/2) + dt/2 a(n)``, for which the damping ratio counted
+        twice; the limit kept that margin: ``verlet_limit(omega, 2 zeta)``, a damper alone
+        ``m / d``, which stays a stable, ~1.2-2 times smaller step now.)  ``inf`` without spring and
+        damper.  The regularized friction is a bounded force and does not enter (see
+        :meth:`accuracy_limit`).
         """
         k = self.contact_stiffness
         c = self.contact_damping
@@ -368,9 +371,10 @@ class ConvexRollContact(ContactModel):
         """Largest step resolving the explicit regularized friction (s; ``inf`` with the implicit
         friction, the default, which is stable at any step): below ``v_reg`` it is a tangential
         dashpot of coefficient ``c = (mu_d + mu_s_off) f_N / v_reg`` (``f_N = k_c`` times the
-        reference overlap) on the effective mass of sliding ``m_t``; with the engine's predicted
-        velocity a dashpot is resolved while ``dt <= m_t / c``.  A larger step makes the friction
-        chatter in stick (bounded force, ``mu |f_N|`` at most) but cannot blow up."""
+        reference overlap) on the effective mass of sliding ``m_t``; the engine's predicted velocity
+        keeps such a dashpot stable up to ``2 m_t / c``, and this limit takes half of it,
+        ``m_t / c``, a step that resolves it.  A larger step makes the friction chatter in stick
+        (bounded force, ``mu |f_N|`` at most) but cannot blow up."""
         mu = self.dynamic_friction + self.static_friction_offset
         v_reg = self.friction_proportional_zone
         if self.implicit_friction or not (mu > 0.0 and v_reg > 0.0):
