@@ -232,8 +232,8 @@ class Model:
         at any point of its surface along any direction, ``1 / (1/M + (|o| + r)^2 / I_min)`` (``o``
         its offset from the clump's centre of mass), and its ``inertia`` (the same bound for the
         turning of its surface)."""
-        mass = self.mass.copy()
         member = self.clump_members
+        mass = self.mass.copy() if len(member) else self.mass     # read-only use: no copy without clumps
         if len(member):
             counts = np.diff(self.clump_first)
             owner = np.repeat(np.arange(self.n_clumps), counts)

@@ -27,7 +27,7 @@ from .laws.base import ContactModel, PairCase
 from .laws.stiffness import COLUMNS
 from .stability import springs_of
 
-__all__ = ["PackingLimit", "packing_limit", "contact_springs_of", "active_contacts", "steps_from_rates"]
+__all__ = ["PackingLimit", "packing_limit", "contact_springs_of", "active_contacts"]
 
 
 @dataclass(frozen=True)
@@ -37,8 +37,8 @@ class PackingLimit:
     ``limit`` (s; ``inf`` without contacts), ``body`` (the body whose neighbourhood limits it, -1
     without contacts), ``contacts`` (its number of contacts), ``body_limit`` (s: the step its own
     rows of the bound allow, close to ``limit``), ``rates`` ``(lambda_K (1/s^2), lambda_C (1/s))``
-    of the whole packing, ``n_contacts``; ``local`` (N,) s: each body's step (``inf`` without
-    contacts), for diagnoses."""
+    of the whole packing, ``n_contacts``; ``local`` (N,) float32, s: each body's step (``inf``
+    without springs), for diagnoses (None in what a simulation keeps, 4 B a body saved)."""
 
     limit: float
     body: int = -1
@@ -207,22 +207,29 @@ def _classes(contact_model, a, b, c: ActiveContacts, sel, hist) -> np.ndarray:
     return rows[inverse.reshape(-1)]
 
 
-#: up to this many active contacts the bound keeps their weights between its passes (64 B a
-#: contact, ~20 MB at 1e5 spheres); more (a million spheres) are evaluated again at each pass, so
+#: up to this many active contacts the bound keeps their weights between its passes (32 B a
+#: contact, ~10 MB at 1e5 spheres); more (a million spheres) are evaluated again at each pass, so
 #: that the bound holds little memory beside the run
 KEEP_CONTACTS = 1 << 19
 
 
 def packing_limit(model, state, table, contact_model: ContactModel, history_layout=None, *,
-                  iterations: int = ITERATIONS) -> PackingLimit:
+                  iterations: int = ITERATIONS, scratch=None, with_local: bool = False) -> PackingLimit:
     """The bound of :mod:`contactlab.engine.stability_bound` for the active contacts of ``table``
-    (at the last force evaluation), as a :class:`PackingLimit`."""
+    (at the last force evaluation), as a :class:`PackingLimit` (with each body's step in ``local``
+    when ``with_local``).  ``scratch``: two (N, 3) float64 arrays the bound may overwrite for its
+    per-body work (the stepper's predicted velocities, dead between steps), so that it allocates
+    little beside the contacts' chunks."""
     n = table.n_pairs
     n_bodies = model.n_bodies
-    mass, inertia = model.stability_masses()
-    moving = ~model.fixed
-    inv_mass = np.where(moving, 1.0 / mass, 0.0)
-    inv_inertia = np.where(moving & (inertia > 0), 1.0 / np.where(inertia > 0, inertia, 1.0), 0.0)
+    if model.n_clumps:
+        # a clump member moves with its clump: the smallest effective mass of it (stability_masses)
+        mass, inertia = model.stability_masses()
+        with np.errstate(divide="ignore"):
+            inv_mass = np.where(model.fixed, 0.0, 1.0 / mass)
+            inv_inertia = np.where(model.fixed | (inertia <= 0), 0.0, 1.0 / np.where(inertia > 0, inertia, 1.0))
+    else:
+        inv_mass, inv_inertia = model.inv_mass, model.inv_inertia    # 0 for a fixed body
     materials = model.materials
     starts = range(0, n, CHUNK)
 
@@ -235,24 +242,14 @@ def packing_limit(model, state, table, contact_model: ContactModel, history_layo
 
     active = table.status[:n] == ACTIVE
     n_contacts = int(np.count_nonzero(active))
-    # the weights (64 B a contact) are kept between the passes up to KEEP_CONTACTS contacts; a larger
+    # the weights (32 B a contact) are kept between the passes up to KEEP_CONTACTS contacts; a larger
     # table (a million spheres) evaluates its contacts again at each pass, holding little memory
     lam_k, lam_c, local = collatz_bound(chunks, n_bodies, inv_mass, inv_inertia, iterations,
-                                        keep=n_contacts <= KEEP_CONTACTS)
+                                        keep=n_contacts <= KEEP_CONTACTS, scratch=scratch)
     limit = step_from_rates(lam_k, lam_c)
     if not math.isfinite(limit):
-        return PackingLimit(math.inf, n_contacts=n_contacts, local=np.full(n_bodies, math.inf))
-    local = steps_from_rates(local[:, 0].astype(np.float64), local[:, 1].astype(np.float64))
+        return PackingLimit(math.inf, n_contacts=n_contacts, local=None)
     body = int(np.argmin(local))
     contacts = int(np.count_nonzero(active & ((table.pair_i[:n] == body) | (table.pair_j[:n] == body))))
     return PackingLimit(float(limit), body, contacts, float(local[body]), (float(lam_k), float(lam_c)), n_contacts,
-                        local)
-
-
-def steps_from_rates(lambda_k: np.ndarray, lambda_c: np.ndarray) -> np.ndarray:
-    """:func:`~contactlab.engine.stability_bound.step_from_rates` per body (arrays; ``inf`` where
-    both are zero)."""
-    with np.errstate(divide="ignore", invalid="ignore"):
-        spring = (np.sqrt(lambda_c * lambda_c + 4.0 * lambda_k) - lambda_c) / lambda_k
-        dashpot = 2.0 / lambda_c
-    return np.where(lambda_k > 0.0, spring, np.where(lambda_c > 0.0, dashpot, np.inf))
+                        local.copy() if with_local else None)

@@ -16,6 +16,7 @@ from __future__ import annotations
 
 import math
 import time as _time
+from dataclasses import replace
 from pathlib import Path
 from typing import Iterable
 
@@ -23,6 +24,7 @@ import numba
 import numpy as np
 
 from ._arguments import as_bool, as_finite, as_int, as_positive, as_vec3, checked_api
+from ._memory import release_free_memory
 from .bonds import BondLog, bond_pairs
 from .cell import PeriodicCell
 from .diagnosis import diagnose, initial_overlap_error
@@ -271,16 +273,23 @@ class Simulation:
         if self._dt is not None and self._dt > self._packing.limit:
             self.monitor.warned_limit = self._packing.limit   # said already (allowed, or a checkpoint's step)
 
-    def _packing_limit(self):
-        """The bound of the contacts present at the last evaluation (:mod:`contactlab.packing_limit`)."""
+    def _packing_limit(self, model: ContactModel | None = None, with_local: bool = False):
+        """The bound of the contacts present at the last evaluation (:mod:`contactlab.packing_limit`;
+        ``with_local``: with each body's step).  It works in the stepper's predicted velocities,
+        which the next step's first half overwrites before anything reads them."""
+        st = self.stepper
         with debug_probes(self.debug), self._threads():
-            return packing_limit(self.model, self.state, self.stepper.table, self.contact_model,
-                                 self.stepper.history_layout)
+            out = packing_limit(self.model, self.state, st.table, model or self.contact_model, st.history_layout,
+                                scratch=(st.vel_pred, st.angvel_pred), with_local=with_local)
+        release_free_memory()   # its chunks' temporaries off the heap (the peak memory of a large scene)
+        return out
 
     def _refresh_packing_limit(self):
-        """Compute the bound of the contacts present again (the run monitor, the watchdog)."""
-        self._packing = self._packing_limit()
-        return self._packing
+        """Compute the bound of the contacts present again (the run monitor, the watchdog); returns
+        it with each body's step, keeps it without."""
+        full = self._packing_limit(with_local=True)
+        self._packing = replace(full, local=None)
+        return full
 
     @property
     def stability_limit(self) -> float:
@@ -404,7 +413,7 @@ class Simulation:
                              f"{self.stepper.pair_params.shape}")
         with debug_probes(self.debug):
             limit = stability_limit(self.model, model, self.max_overlap)
-            packing = packing_limit(self.model, self.state, self.stepper.table, model, self.stepper.history_layout)
+        packing = self._packing_limit(model)
         if self._dt is not None and not self._dt_auto:
             # raises StabilityError if the step is now too long
             chosen_dt(self._dt, limit, model, packing, allow_unstable=self.allow_unstable_dt)

@@ -24,9 +24,10 @@ class State:
     orientations : (N, 4) float64, per sphere: unit quaternion (w, x, y, z), body to global
     forces : (N, 3) float64, N, per sphere: total force (contacts + gravity) of the last evaluation
     torques : (N, 3) float64, N m, per sphere: total torque about the centre, global frame
-    previous_loads : (N, 6) float64, N and N m, per body: force and torque of the evaluation before
+    previous_loads : (N, 6) float32, N and N m, per body: force and torque of the evaluation before
         the last (the velocity predictor averages the accelerations of the last two evaluations,
-        :mod:`contactlab.engine.integrate`); None until a stepper makes it
+        :mod:`contactlab.engine.integrate`; single precision: 24 B a body, its rounding 6e-8 of
+        the predictor's correction term); None until a stepper makes it
     wall_points : (W, 3) float64, m, per wall: a point of the plane (moves with the wall)
     wall_velocities : (W, 3) float64, m/s, per wall: translation velocity
     dissipated : (N,) float64, J, per sphere: energy dissipated so far by the contacts it owns
@@ -66,7 +67,7 @@ class State:
     clump_orientations : (C, 4) float64, per clump: unit quaternion, principal frame to global
     clump_forces, clump_torques : (C, 3) float64, N and N m, per clump: total force (contacts of its
         members + weight) and torque about its centre of mass at the last evaluation
-    clump_previous_loads : (C, 6) float64, N and N m, per clump: its force and torque of the
+    clump_previous_loads : (C, 6) float32, N and N m, per clump: its force and torque of the
         evaluation before the last (the predictor's, as ``previous_loads``)
     ids : (N,) int64, per body: its stable id (never changed, never reused: the scene's bodies are
         ``0 .. N-1`` in the order added, a particle stream's get the next ones), increasing along the

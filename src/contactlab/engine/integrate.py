@@ -13,7 +13,7 @@ for the step they belong to.
   momentum); velocities predicted to ``n+1``, ``v* = v(n+1/2) + dt/4 (a(n) + a(n-1))``; skin check.
 
 The predictor uses the mean of the last two accelerations (``previous``: per body the force and
-torque of the evaluation before the last, (N, 6)), not ``a(n)`` alone.  Both are second-order
+torque of the evaluation before the last, (N, 6) float32), not ``a(n)`` alone.  Both are second-order
 accurate, but a dashpot sees a period-2 oscillation (the motion that goes unstable first) through
 ``v(n+1/2) + dt/2 a(n)`` at twice the speed of the half-step velocity: there a dashpot of
 coefficient ``c`` acts like a spring ``4 c / dt`` instead of ``2 c / dt``, and the stable step of a

@@ -36,18 +36,18 @@ branch vectors ``b_i``, ``b_j`` (centre to contact point):
 
 each divided by the square roots of the two groups' masses (``m`` for ``T``, ``I`` for ``R``).  A
 wall, a mesh or a fixed body is infinitely heavy: its contacts add to the body's own blocks only.
-The bound runs on the springs (``lambda_K``) and on the dashpots (``lambda_C``) together, in the
-same passes, and ``lambda_max <= lambda_K + 2 lambda_C / dt`` gives the step in closed form,
+The bound runs on the springs (``lambda_K``) and on the dashpots (``lambda_C``), and ``lambda_max <= lambda_K + 2 lambda_C / dt`` gives the step in closed form,
 ``dt = (sqrt(lambda_C^2 + 4 lambda_K) - lambda_C) / lambda_K``.  Measured against the exact
 critical step of the linearised step (its eigenvalues, ``tests/test_energy_creation.py``) the
 bound with three iterations is 0.58-0.66 of it in simple-cubic lattices and a triaxial sample;
 plain Gershgorin 0.45-0.5.
 
-The first pass (:func:`contact_weights`) turns each contact into its eight off-diagonal weights
-(four for the springs, four for the dashpots) and adds its share of the bodies' own blocks; the
-power iterations (:func:`weights_pass`, :func:`finish_pass`) only read the weights.  The per-body
-arrays are float32 (a few tens of bytes a body: the bound of a million spheres holds little memory
-beside the run; the rounding, ~1e-7 relative, is far inside the margin ``dt=None`` keeps).
+The first pass (:func:`contact_weights`) turns each contact into its four off-diagonal weights
+and adds its share of the bodies' own blocks; the power iterations (:func:`weights_pass`,
+:func:`finish_pass`) only read the weights.  The springs and the dashpots run one after the other,
+and the per-body arrays are float32: ~40 B a body, so that the bound of a million spheres holds
+less memory beside the run than a neighbour rebuild (the rounding, ~1e-7 relative, is far inside
+the margin ``dt=None`` keeps).
 """
 from __future__ import annotations
 
@@ -57,43 +57,45 @@ import numpy as np
 
 from contactlab._jit import jit, kernel
 
-__all__ = ["contact_weights", "weights_pass", "finish_pass", "collatz_bound", "CHUNK", "ITERATIONS", "step_from_rates",
+__all__ = ["contact_weights", "weights_pass", "finish_pass", "next_vector", "local_steps", "collatz_bound", "CHUNK",
+           "ITERATIONS", "step_from_rates",
            "N_WEIGHTS", "N_OWN"]
 
-#: contacts per chunk of a pass
-CHUNK = 65536
+#: contacts per chunk of a pass (~8 MB of temporaries in the NumPy part: 8 B a sphere at 1e6)
+CHUNK = 16384
 #: power iterations of the Collatz-Wielandt bound after the Gershgorin pass
 ITERATIONS = 3
-#: off-diagonal weights per contact: T-T, T_i-R_j, R_i-T_j, R-R of the springs, then of the dashpots
-N_WEIGHTS = 8
-#: own-block sums per body (see :func:`contact_weights`), springs then dashpots
-N_OWN = 12
+#: off-diagonal weights per contact: T-T, T_i-R_j, R_i-T_j, R-R
+N_WEIGHTS = 4
+#: own-block sums per body (see :func:`contact_weights`)
+N_OWN = 6
 
 
 @jit
-def _add_own(own, p, o, a_n, a_t, a_max, a_rot, lever, cross, b0, b1, b2):
-    """One contact's share of body ``p``'s own blocks, columns ``o .. o+5`` of ``own``: lever
-    ``|b|``, ``cross = |b x n|``, ``b`` the branch vector."""
-    own[p, o] += a_max
-    own[p, o + 1] += a_t * lever * lever + a_n * cross * cross + a_rot
-    own[p, o + 2] += a_t * b0
-    own[p, o + 3] += a_t * b1
-    own[p, o + 4] += a_t * b2
-    own[p, o + 5] += abs(a_n - a_t) * cross
+def _add_own(own, p, a_n, a_t, a_max, a_rot, lever, cross, b0, b1, b2):
+    """One contact's share of body ``p``'s own blocks: lever ``|b|``, ``cross = |b x n|``, ``b``
+    the branch vector."""
+    own[p, 0] += a_max
+    own[p, 1] += a_t * lever * lever + a_n * cross * cross + a_rot
+    own[p, 2] += a_t * b0
+    own[p, 3] += a_t * b1
+    own[p, 4] += a_t * b2
+    own[p, 5] += abs(a_n - a_t) * cross
 
 
 @kernel
-def contact_weights(first, i, j, normal, lever_i, lever_j, coef, inv_mass, inv_inertia, own, weights):
-    """A chunk of contacts: each contact's off-diagonal weights into ``weights`` (K, 8) and, when
-    ``first`` (the first pass), its share of both bodies' own blocks into ``own`` (N, 12).
+def contact_weights(first, part, i, j, normal, lever_i, lever_j, coef, inv_mass, inv_inertia, own, weights):
+    """A chunk of contacts: each contact's off-diagonal weights into ``weights`` (K, 4) and, when
+    ``first`` (the first pass), its share of both bodies' own blocks into ``own`` (N, 6).
 
     ``i``, ``j`` (K,) int64: the bodies (``j = -1``: a wall, a mesh or a fixed body);
     ``normal`` (K, 3) unit, from ``i`` to ``j``; ``lever_i``, ``lever_j`` (K, 3) m: the branch
     vectors from each centre to the contact point; ``coef`` (K, 8): the springs ``k_n, k_t, k_r,
-    k_w`` (N/m, N/m, N m/rad, N m/rad) then the dashpots (N s/m, ..., N m s/rad);
-    ``inv_mass``, ``inv_inertia`` (N,).  ``own`` per body and per part (springs: columns 0-5,
-    dashpots: 6-11): ``sum max(a_n, a_t)``, ``sum a_t |b|^2 + a_n |b x n|^2 + max(a_r, a_w)``,
+    k_w`` (N/m, N/m, N m/rad, N m/rad) then the dashpots (N s/m, ..., N m s/rad), of which
+    ``part`` 0 takes the springs and 1 the dashpots; ``inv_mass``, ``inv_inertia`` (N,).  ``own``
+    per body: ``sum max(a_n, a_t)``, ``sum a_t |b|^2 + a_n |b x n|^2 + max(a_r, a_w)``,
     ``sum a_t b`` (3), ``sum |a_n - a_t| |b x n|``."""
+    c0 = 4 * part
     for k in range(i.shape[0]):
         nx, ny, nz = normal[k, 0], normal[k, 1], normal[k, 2]
         bi0, bi1, bi2 = lever_i[k, 0], lever_i[k, 1], lever_i[k, 2]
@@ -104,93 +106,94 @@ def contact_weights(first, i, j, normal, lever_i, lever_j, coef, inv_mass, inv_i
         cj = math.sqrt((bj1 * nz - bj2 * ny) ** 2 + (bj2 * nx - bj0 * nz) ** 2 + (bj0 * ny - bj1 * nx) ** 2)
         p = i[k]
         q = j[k]
-        for part in range(2):
-            c0 = 4 * part
-            a_n, a_t, a_r, a_w = coef[k, c0], coef[k, c0 + 1], coef[k, c0 + 2], coef[k, c0 + 3]
-            a_max = max(a_n, a_t)
-            a_rot = max(a_r, a_w)
+        a_n, a_t, a_r, a_w = coef[k, c0], coef[k, c0 + 1], coef[k, c0 + 2], coef[k, c0 + 3]
+        a_max = max(a_n, a_t)
+        a_rot = max(a_r, a_w)
+        if first:
+            _add_own(own, p, a_n, a_t, a_max, a_rot, li, ci, bi0, bi1, bi2)
+        if q >= 0:
             if first:
-                _add_own(own, p, 6 * part, a_n, a_t, a_max, a_rot, li, ci, bi0, bi1, bi2)
-            if q >= 0:
-                if first:
-                    _add_own(own, q, 6 * part, a_n, a_t, a_max, a_rot, lj, cj, bj0, bj1, bj2)
-                sm_p, sm_q = math.sqrt(inv_mass[p]), math.sqrt(inv_mass[q])
-                si_p, si_q = math.sqrt(inv_inertia[p]), math.sqrt(inv_inertia[q])
-                weights[k, c0] = a_max * sm_p * sm_q
-                weights[k, c0 + 1] = (a_n * cj + a_t * lj) * sm_p * si_q    # T_p - R_q
-                weights[k, c0 + 2] = (a_n * ci + a_t * li) * si_p * sm_q    # R_p - T_q
-                weights[k, c0 + 3] = (a_n * ci * cj + a_t * li * lj + a_rot) * si_p * si_q
-            else:
-                for c in range(4):
-                    weights[k, c0 + c] = 0.0
+                _add_own(own, q, a_n, a_t, a_max, a_rot, lj, cj, bj0, bj1, bj2)
+            sm_p, sm_q = math.sqrt(inv_mass[p]), math.sqrt(inv_mass[q])
+            si_p, si_q = math.sqrt(inv_inertia[p]), math.sqrt(inv_inertia[q])
+            weights[k, 0] = a_max * sm_p * sm_q
+            weights[k, 1] = (a_n * cj + a_t * lj) * sm_p * si_q    # T_p - R_q
+            weights[k, 2] = (a_n * ci + a_t * li) * si_p * sm_q    # R_p - T_q
+            weights[k, 3] = (a_n * ci * cj + a_t * li * lj + a_rot) * si_p * si_q
+        else:
+            for c in range(4):
+                weights[k, c] = 0.0
 
 
 @kernel
 def weights_pass(i, j, weights, y, z):
-    """``z += O y`` over a chunk of contacts, for the springs (columns 0-1 of ``y`` and ``z``: a
-    body's translation and rotation) and the dashpots (2-3)."""
+    """``z += O y`` over a chunk of contacts (columns of ``y`` and ``z``: a body's translation and
+    rotation)."""
     for k in range(i.shape[0]):
         p = i[k]
         q = j[k]
         if q < 0:
             continue
-        for part in range(2):
-            c0 = 4 * part
-            g = 2 * part
-            w_tt, w_tr, w_rt, w_rr = weights[k, c0], weights[k, c0 + 1], weights[k, c0 + 2], weights[k, c0 + 3]
-            z[p, g] += w_tt * y[q, g] + w_tr * y[q, g + 1]
-            z[p, g + 1] += w_rt * y[q, g] + w_rr * y[q, g + 1]
-            z[q, g] += w_tt * y[p, g] + w_rt * y[p, g + 1]
-            z[q, g + 1] += w_tr * y[p, g] + w_rr * y[p, g + 1]
+        w_tt, w_tr, w_rt, w_rr = weights[k, 0], weights[k, 1], weights[k, 2], weights[k, 3]
+        z[p, 0] += w_tt * y[q, 0] + w_tr * y[q, 1]
+        z[p, 1] += w_rt * y[q, 0] + w_rr * y[q, 1]
+        z[q, 0] += w_tt * y[p, 0] + w_rt * y[p, 1]
+        z[q, 1] += w_tr * y[p, 0] + w_rr * y[p, 1]
 
 
 @kernel
-def finish_pass(own, inv_mass, inv_inertia, y, z, local):
+def finish_pass(own, inv_mass, inv_inertia, y, z, ratio):
     """Add the bodies' own blocks to ``z`` (``z += D y``), write each body's Collatz-Wielandt
-    ratios (springs, dashpots: the largest over its two groups) into ``local`` (N, 2) and return
-    the largest of each (the bounds of this pass)."""
-    best_k = 0.0
-    best_c = 0.0
+    ratio (the larger over its two groups) into ``ratio`` (N,) and return the largest (the bound
+    of this pass)."""
+    best = 0.0
     for p in range(y.shape[0]):
         im, ii = inv_mass[p], inv_inertia[p]
-        for part in range(2):
-            o = 6 * part
-            g = 2 * part
-            d_t = own[p, o] * im
-            d_r = own[p, o + 1] * ii
-            c = (math.sqrt(own[p, o + 2] ** 2 + own[p, o + 3] ** 2 + own[p, o + 4] ** 2) + own[p, o + 5]) * \
-                math.sqrt(im * ii)
-            z0 = z[p, g] + d_t * y[p, g] + c * y[p, g + 1]
-            z1 = z[p, g + 1] + c * y[p, g] + d_r * y[p, g + 1]
-            z[p, g] = z0
-            z[p, g + 1] = z1
-            r = 0.0
-            if y[p, g] > 0.0:
-                r = max(r, z0 / y[p, g])
-            if y[p, g + 1] > 0.0:
-                r = max(r, z1 / y[p, g + 1])
-            local[p, part] = r
-            if part == 0:
-                best_k = max(best_k, r)
+        d_t = own[p, 0] * im
+        d_r = own[p, 1] * ii
+        c = (math.sqrt(own[p, 2] ** 2 + own[p, 3] ** 2 + own[p, 4] ** 2) + own[p, 5]) * math.sqrt(im * ii)
+        z0 = z[p, 0] + d_t * y[p, 0] + c * y[p, 1]
+        z1 = z[p, 1] + c * y[p, 0] + d_r * y[p, 1]
+        z[p, 0] = z0
+        z[p, 1] = z1
+        r = 0.0
+        if y[p, 0] > 0.0:
+            r = max(r, z0 / y[p, 0])
+        if y[p, 1] > 0.0:
+            r = max(r, z1 / y[p, 1])
+        ratio[p] = r
+        best = max(best, r)
+    return best
+
+
+@kernel
+def next_vector(inv_mass, inv_inertia, y, z, top):
+    """``y <- z / top`` (``top`` <= 0: 1, the first vector), kept positive on every moving body's
+    groups (the Collatz-Wielandt formula needs ``y > 0``: a group without springs keeps a small
+    weight), zero on the bodies that do not move."""
+    for p in range(y.shape[0]):
+        moving = inv_mass[p] > 0.0 or inv_inertia[p] > 0.0
+        for c in range(2):
+            if not moving:
+                y[p, c] = 0.0
+            elif top > 0.0:
+                y[p, c] = max(z[p, c] / top, 1e-12)
             else:
-                best_c = max(best_c, r)
-    return best_k, best_c
+                y[p, c] = 1.0
 
 
-def collatz_bound(chunks, n_bodies: int, inv_mass: np.ndarray, inv_inertia: np.ndarray, iterations: int = ITERATIONS,
-                  keep: bool = True):
-    """Upper bounds ``(lambda_K (1/s^2), lambda_C (1/s))`` of the springs and dashpots that
-    ``chunks()`` yields, and each body's local ratios (N, 2).
+@kernel
+def local_steps(ratio_k, ratio_c):
+    """Each body's step from its two ratios (:func:`step_from_rates`), into ``ratio_k`` (s)."""
+    for p in range(ratio_k.shape[0]):
+        ratio_k[p] = _step_from_rates(ratio_k[p], ratio_c[p])
 
-    ``chunks``: a function returning an iterator over ``(i, j, normal, lever_i, lever_j, coef)`` of
-    the contacts (see :func:`contact_weights`), called once with ``keep`` (the weights of every
-    chunk kept for the iterations) or once per pass; ``inv_mass``, ``inv_inertia`` (N,): zero for
-    a body that does not move (its rows are left out).
-    """
-    free = (inv_mass > 0.0) | (inv_inertia > 0.0)
-    y = np.where(free[:, None], np.float32(1.0), np.float32(0.0)) * np.ones((n_bodies, 4), dtype=np.float32)
-    own = np.zeros((n_bodies, N_OWN), dtype=np.float32)
-    local = np.zeros((n_bodies, 2), dtype=np.float32)
+
+def _bound(chunks, part: int, inv_mass, inv_inertia, iterations: int, keep: bool, own, y, z, ratio):
+    """The Collatz-Wielandt bound of one part (0: springs, 1: dashpots), each body's ratio in
+    ``ratio`` (N,); ``own`` (N, 6), ``y`` and ``z`` (N, 2): float32 work arrays."""
+    own.fill(0.0)
+    next_vector(inv_mass, inv_inertia, y, z, 0.0)
     kept = []
 
     def passes(first):
@@ -199,27 +202,51 @@ def collatz_bound(chunks, n_bodies: int, inv_mass: np.ndarray, inv_inertia: np.n
             return
         for i, j, normal, lever_i, lever_j, coef in chunks():
             w = np.empty((len(i), N_WEIGHTS))
-            contact_weights(first, i, j, normal, lever_i, lever_j, coef, inv_mass, inv_inertia, own, w)
+            contact_weights(first, part, i, j, normal, lever_i, lever_j, coef, inv_mass, inv_inertia, own, w)
             if keep:
                 kept.append((i, j, w))
             yield i, j, w
 
-    bound_k = bound_c = math.inf
+    bound = math.inf
     for it in range(iterations + 1):
-        z = np.zeros((n_bodies, 4), dtype=np.float32)
+        z.fill(0.0)
         for i, j, w in passes(it == 0):
             weights_pass(i, j, w, y, z)
-        k, c = finish_pass(own, inv_mass, inv_inertia, y, z, local)
         # each pass's ratio is an upper bound: keep the smallest
-        bound_k, bound_c = min(bound_k, k), min(bound_c, c)
-        top_k = float(z[:, 0:2].max(initial=0.0))
-        top_c = float(z[:, 2:4].max(initial=0.0))
-        # the next vector: the power iteration, kept positive on every moving body's groups (the
-        # formula needs y > 0; a group without springs keeps a small weight)
-        for cols, top in ((slice(0, 2), top_k), (slice(2, 4), top_c)):
-            if top > 0.0:
-                y[:, cols] = np.where(free[:, None], np.maximum(z[:, cols] / top, np.float32(1e-12)), np.float32(0.0))
-    return (0.0 if bound_k == math.inf else float(bound_k)), (0.0 if bound_c == math.inf else float(bound_c)), local
+        bound = min(bound, finish_pass(own, inv_mass, inv_inertia, y, z, ratio))
+        if it < iterations:
+            next_vector(inv_mass, inv_inertia, y, z, float(z.max(initial=0.0)))
+    return 0.0 if bound == math.inf else float(bound)
+
+
+def work_arrays(n_bodies: int, scratch=None):
+    """``(own (N, 6), y (N, 2), z (N, 2), ratio_k (N,), ratio_c (N,))`` float32 work arrays of the
+    bound: views of ``scratch`` (two C-contiguous (N, 3) float64 arrays whose contents may be
+    overwritten: the step's predicted velocities, dead between steps) or new arrays."""
+    if scratch is None:
+        a, b = np.empty((n_bodies, 6), dtype=np.float32), np.empty((n_bodies, 6), dtype=np.float32)
+    else:
+        a, b = (np.asarray(x).view(np.float32).reshape(n_bodies, 6) for x in scratch)
+    return a, b[:, 0:2], b[:, 2:4], b[:, 4], b[:, 5]
+
+
+def collatz_bound(chunks, n_bodies: int, inv_mass: np.ndarray, inv_inertia: np.ndarray, iterations: int = ITERATIONS,
+                  keep: bool = True, scratch=None):
+    """Upper bounds ``(lambda_K (1/s^2), lambda_C (1/s))`` of the springs and dashpots that
+    ``chunks()`` yields, and each body's step (N,) float32, s (``inf`` without springs; a view of
+    the work arrays: copy what is kept).
+
+    ``chunks``: a function returning an iterator over ``(i, j, normal, lever_i, lever_j, coef)`` of
+    the contacts (see :func:`contact_weights`), called once per part with ``keep`` (the weights of
+    every chunk kept for the iterations) or once per pass; ``inv_mass``, ``inv_inertia`` (N,): zero
+    for a body that does not move (its rows are left out); ``scratch``: see :func:`work_arrays`.
+    The springs and the dashpots run one after the other.
+    """
+    own, y, z, ratio_k, ratio_c = work_arrays(n_bodies, scratch)
+    lam_k = _bound(chunks, 0, inv_mass, inv_inertia, iterations, keep, own, y, z, ratio_k)
+    lam_c = _bound(chunks, 1, inv_mass, inv_inertia, iterations, keep, own, y, z, ratio_c)
+    local_steps(ratio_k, ratio_c)
+    return lam_k, lam_c, ratio_k
 
 
 def step_from_rates(lambda_k: float, lambda_c: float) -> float:
@@ -229,3 +256,7 @@ def step_from_rates(lambda_k: float, lambda_c: float) -> float:
     if lambda_c > 0.0:
         return 2.0 / lambda_c
     return math.inf
+
+
+#: the same, compiled into :func:`finish_pass`
+_step_from_rates = jit(step_from_rates)

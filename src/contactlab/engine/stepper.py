@@ -178,6 +178,9 @@ class Stepper:
                                   n_meshes=model.n_meshes, out_columns=layout.out_columns(geometry, law.bond_field >= 0))
         self.table.history_layout = self.history_layout
         self.flags = np.zeros(layout.N_FLAGS, dtype=np.int64)
+        # the velocities predicted to the force time: written by every step's first half before its
+        # forces read them, dead between steps (the stability bound borrows them as its work arrays,
+        # contactlab.packing_limit)
         self.vel_pred = np.zeros_like(state.velocities)
         self.angvel_pred = np.zeros_like(state.angular_velocities)
         #: (N, N_OWN + D) per body: the owner's side of its contacts in the last evaluation
@@ -245,17 +248,19 @@ class Stepper:
             s.shape_data = m.shape_data.copy()
         if s.servo_index is None:
             s.servo_index, s.servo_param = empty_rows()
-        if s.previous_loads is None or s.previous_loads.shape != (n, 6):
+        if s.previous_loads is None or s.previous_loads.shape != (n, 6) or s.previous_loads.dtype != np.float32:
             # a state written before the predictor kept them: the last loads (its first step then
-            # predicts with the last acceleration alone)
-            s.previous_loads = np.ascontiguousarray(np.hstack([s.forces, s.torques]))
+            # predicts with the last acceleration alone); float32 (24 B a body: the predictor's
+            # correction term to 6e-8 of itself, far inside its O(dt^2) truncation error)
+            s.previous_loads = np.hstack([s.forces, s.torques]).astype(np.float32)
         if s.clump_positions is None:
             c = m.n_clumps
             s.clump_positions, s.clump_velocities, s.clump_angular_velocities = (np.zeros((c, 3)) for _ in range(3))
             s.clump_forces, s.clump_torques = np.zeros((c, 3)), np.zeros((c, 3))
             s.clump_orientations = np.tile([1.0, 0.0, 0.0, 0.0], (c, 1))
-        if s.clump_previous_loads is None or s.clump_previous_loads.shape != (m.n_clumps, 6):
-            s.clump_previous_loads = np.ascontiguousarray(np.hstack([s.clump_forces, s.clump_torques]))
+        if s.clump_previous_loads is None or s.clump_previous_loads.shape != (m.n_clumps, 6) or \
+                s.clump_previous_loads.dtype != np.float32:
+            s.clump_previous_loads = np.hstack([s.clump_forces, s.clump_torques]).astype(np.float32)
         if s.mesh_positions is None:
             n_m = m.n_meshes
             s.mesh_positions = np.zeros((n_m, 3))
