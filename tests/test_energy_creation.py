@@ -131,10 +131,12 @@ def test_the_bound_is_below_the_exact_critical_step_of_the_packing_and_within_a_
     assert 0.5 * exact <= packing.limit <= exact, packing.limit / exact
 
 
-def test_the_bound_kernel_agrees_with_its_numpy_twin():
+@pytest.mark.parametrize("keep", [True, False], ids=["weights-kept", "contacts-streamed"])
+def test_the_bound_kernel_agrees_with_its_numpy_twin(keep):
     """:func:`collatz_bound` (compiled passes, float32 per-body sums) against the same
     Collatz-Wielandt iteration written with NumPy arrays (float64) from the assembled block norms:
-    the same rates to 1e-5, on the springs and on the dashpots."""
+    the same rates to 1e-5, on the springs and on the dashpots; with the weights kept between the
+    passes and with the contacts evaluated again at each pass (a million spheres), in two chunks."""
     sim = _box((3, 3, 3))
     sim.run(steps=1)
     m, t = sim.model, sim.table
@@ -144,7 +146,10 @@ def test_the_bound_kernel_agrees_with_its_numpy_twin():
     im, ii = 1.0 / mass, 1.0 / inertia
     n = m.n_bodies
     both = np.ascontiguousarray(springs)
-    fast_k, fast_c, _ = collatz_bound(lambda: iter([(c.i, c.j, c.normal, c.lever_i, c.lever_j, both)]), n, im, ii, 3)
+    half = len(c.i) // 2
+    parts = [tuple(np.ascontiguousarray(a[s]) for a in (c.i, c.j, c.normal, c.lever_i, c.lever_j, both))
+             for s in (slice(0, half), slice(half, None))]
+    fast_k, fast_c, _ = collatz_bound(lambda: iter(parts), n, im, ii, 3, keep=keep)
     for cols, fast in ((slice(0, 4), fast_k), (slice(4, 8), fast_c)):
         coef = springs[:, cols]
         # the twin: the (2N, 2N) matrix of block norms, then three power iterations
@@ -298,6 +303,32 @@ def test_a_compressed_packing_warns_when_its_step_is_no_longer_safe():
                                                   r"\(\d+ contacts\).*set sim.dt ="):
         sim.run(steps=15000)
     assert sim.packing_limit.limit < sim.dt
+
+
+def test_the_bound_is_refreshed_every_20_checks_and_every_80_beyond_the_kept_contacts(monkeypatch):
+    """The run monitor's pace: a packing whose weights the bound keeps is refreshed every
+    REFRESH_EVERY checks; one whose contacts it evaluates again at every pass (more than
+    KEEP_CONTACTS, a million spheres) every REFRESH_EVERY_STREAMED, its refresh being dearer."""
+    import contactlab.watchdog as wd
+
+    sim = _box((2, 1, 1), energy_watchdog=None)
+    monitor = sim.monitor
+    calls = []
+    real = sim._refresh_packing_limit
+    monkeypatch.setattr(sim, "_refresh_packing_limit", lambda: calls.append(sim.state.step) or real())
+
+    def checks(n):
+        calls.clear()
+        for _ in range(n):
+            sim.state.step = monitor.next_step(sim.state.step)
+            monitor.check(sim)
+        return len(calls)
+
+    assert checks(4 * wd.REFRESH_EVERY) == 4
+    monkeypatch.setattr(wd, "KEEP_CONTACTS", sim.packing_limit.n_contacts - 1)
+    monitor.checks_since_refresh = 0
+    assert checks(2 * wd.REFRESH_EVERY_STREAMED) == 2
+    assert wd.REFRESH_EVERY_STREAMED > wd.REFRESH_EVERY
 
 
 def test_the_watchdog_can_be_turned_off_or_given_another_share():

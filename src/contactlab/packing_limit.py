@@ -207,8 +207,8 @@ def _classes(contact_model, a, b, c: ActiveContacts, sel, hist) -> np.ndarray:
     return rows[inverse.reshape(-1)]
 
 
-#: up to this many active contacts the bound keeps their weights between its passes (32 B a
-#: contact, ~10 MB at 1e5 spheres); more (a million spheres) are evaluated again at each pass, so
+#: up to this many active contacts the bound keeps their weights between its passes (64 B a
+#: contact for the springs' and the dashpots', ~20 MB at 1e5 spheres); more (a million spheres) are evaluated again at each pass, so
 #: that the bound holds little memory beside the run
 KEEP_CONTACTS = 1 << 19
 
@@ -242,7 +242,7 @@ def packing_limit(model, state, table, contact_model: ContactModel, history_layo
 
     active = table.status[:n] == ACTIVE
     n_contacts = int(np.count_nonzero(active))
-    # the weights (32 B a contact) are kept between the passes up to KEEP_CONTACTS contacts; a larger
+    # the weights (64 B a contact) are kept between the passes up to KEEP_CONTACTS contacts; a larger
     # table (a million spheres) evaluates its contacts again at each pass, holding little memory
     lam_k, lam_c, local = collatz_bound(chunks, n_bodies, inv_mass, inv_inertia, iterations,
                                         keep=n_contacts <= KEEP_CONTACTS, scratch=scratch)

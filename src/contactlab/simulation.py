@@ -130,7 +130,7 @@ class Simulation:
     infinitely heavy.  And the bound of the contacts present, every body's contacts together
     (:mod:`contactlab.packing_limit`): a body with several damped, frictional contacts has stiffer
     coupled modes than any of its contacts alone.  The second follows the run: it is computed
-    again during runs (every 20 checks of the run monitor), and a step above it gives a warning.
+    again during runs (every 20 checks of the run monitor, 80 beyond half a million contacts), and a step above it gives a warning.
 
     Example
     -------

@@ -17,8 +17,9 @@ bodies where the step is unstable (their rows of the packing bound,
 the step that would be stable.  ``Simulation(..., energy_watchdog=0.2)`` raises the share,
 ``energy_watchdog=None`` turns it off.
 
-**The stability limit follows the run.**  Every :data:`REFRESH_EVERY` checks the bound of the
-contacts present is computed again; a step above it gives a
+**The stability limit follows the run.**  Every :data:`REFRESH_EVERY` checks
+(:data:`REFRESH_EVERY_STREAMED` beyond half a million contacts) the bound of the contacts present
+is computed again; a step above it gives a
 :class:`~contactlab.errors.StabilityWarning` with the numbers (once per crossing): a packing
 compressed, or gaining contacts, until its step is no longer safe.
 
@@ -38,6 +39,7 @@ import numpy as np
 from ._stack import user_stack_level
 from .engine.layout import ACTIVE
 from .errors import InputError, SimulationBlowUp, StabilityWarning
+from .packing_limit import KEEP_CONTACTS
 
 __all__ = ["RunMonitor", "DEFAULT_SHARE", "WINDOW", "check_interval", "energy_watchdog_share"]
 
@@ -46,9 +48,13 @@ DEFAULT_SHARE = 0.05
 #: checks in a window
 WINDOW = 8
 #: the bound of the contacts present is recomputed every this many checks (2000 steps from 100
-#: bodies on): it costs 10-45 steps' worth (0.35 ms at 27 bodies, 22 ms at 1e4, 110 ms at 1e5 on
+#: bodies on): it costs 10-45 steps' worth (0.24 ms at 27 bodies, 22 ms at 1e4, 119 ms at 1e5 on
 #: a 2-vCPU AMD EPYC VM), so ~0.5 % of a run; every rebuild would be up to every check in a flow
 REFRESH_EVERY = 20
+#: checks between refreshes of a packing whose contacts the bound evaluates again at each of its
+#: passes (more than :data:`~contactlab.packing_limit.KEEP_CONTACTS`, a million spheres): 8000
+#: steps, as its refresh costs ~35 steps' worth (7.5-9 s at 1e6 spheres, 0.22 s a step), ~0.5 %
+REFRESH_EVERY_STREAMED = 80
 #: a check costs ~30 us and a few ns per body; a step ~0.2 us and ~0.2 us per body: this many
 #: body-steps between checks keeps them under ~1 % of a small scene's run
 BODY_STEPS_PER_CHECK = 10_000
@@ -125,7 +131,9 @@ class RunMonitor:
     # ------------------------------------------------------------------ the bound
     def _refresh(self, sim) -> None:
         self.checks_since_refresh += 1
-        if self.checks_since_refresh < REFRESH_EVERY:
+        last = sim._packing
+        every = REFRESH_EVERY if last is None or last.n_contacts <= KEEP_CONTACTS else REFRESH_EVERY_STREAMED
+        if self.checks_since_refresh < every:
             return
         self.checks_since_refresh = 0
         packing = sim._refresh_packing_limit()

@@ -44,10 +44,12 @@ plain Gershgorin 0.45-0.5.
 
 The first pass (:func:`contact_weights`) turns each contact into its four off-diagonal weights
 and adds its share of the bodies' own blocks; the power iterations (:func:`weights_pass`,
-:func:`finish_pass`) only read the weights.  The springs and the dashpots run one after the other,
-and the per-body arrays are float32: ~40 B a body, so that the bound of a million spheres holds
-less memory beside the run than a neighbour rebuild (the rounding, ~1e-7 relative, is far inside
-the margin ``dt=None`` keeps).
+:func:`finish_pass`) only read the weights.  Up to a few hundred thousand contacts one evaluation
+gives the weights of the springs and of the dashpots, kept for their iterations; a larger packing
+evaluates its contacts again at each pass.  The springs and the dashpots iterate one after the
+other, and the per-body arrays are float32: ~40 B a body, so that the bound of a million spheres
+holds less memory beside the run than a neighbour rebuild (the rounding, ~1e-7 relative, is far
+inside the margin ``dt=None`` keeps).
 """
 from __future__ import annotations
 
@@ -189,24 +191,11 @@ def local_steps(ratio_k, ratio_c):
         ratio_k[p] = _step_from_rates(ratio_k[p], ratio_c[p])
 
 
-def _bound(chunks, part: int, inv_mass, inv_inertia, iterations: int, keep: bool, own, y, z, ratio):
-    """The Collatz-Wielandt bound of one part (0: springs, 1: dashpots), each body's ratio in
+def _iterate(passes, inv_mass, inv_inertia, iterations: int, own, y, z, ratio):
+    """The Collatz-Wielandt bound of one part from ``passes(first)``, an iterator over the chunks'
+    ``(i, j, weights)`` (``first``: the pass that also fills ``own``), each body's ratio in
     ``ratio`` (N,); ``own`` (N, 6), ``y`` and ``z`` (N, 2): float32 work arrays."""
-    own.fill(0.0)
     next_vector(inv_mass, inv_inertia, y, z, 0.0)
-    kept = []
-
-    def passes(first):
-        if not first and keep:
-            yield from kept
-            return
-        for i, j, normal, lever_i, lever_j, coef in chunks():
-            w = np.empty((len(i), N_WEIGHTS))
-            contact_weights(first, part, i, j, normal, lever_i, lever_j, coef, inv_mass, inv_inertia, own, w)
-            if keep:
-                kept.append((i, j, w))
-            yield i, j, w
-
     bound = math.inf
     for it in range(iterations + 1):
         z.fill(0.0)
@@ -217,6 +206,16 @@ def _bound(chunks, part: int, inv_mass, inv_inertia, iterations: int, keep: bool
         if it < iterations:
             next_vector(inv_mass, inv_inertia, y, z, float(z.max(initial=0.0)))
     return 0.0 if bound == math.inf else float(bound)
+
+
+def _streamed(chunks, part: int, inv_mass, inv_inertia, own):
+    """``passes`` for :func:`_iterate` that evaluates the contacts again at every pass."""
+    def passes(first):
+        for i, j, normal, lever_i, lever_j, coef in chunks():
+            w = np.empty((len(i), N_WEIGHTS))
+            contact_weights(first, part, i, j, normal, lever_i, lever_j, coef, inv_mass, inv_inertia, own, w)
+            yield i, j, w
+    return passes
 
 
 def work_arrays(n_bodies: int, scratch=None):
@@ -237,14 +236,33 @@ def collatz_bound(chunks, n_bodies: int, inv_mass: np.ndarray, inv_inertia: np.n
     the work arrays: copy what is kept).
 
     ``chunks``: a function returning an iterator over ``(i, j, normal, lever_i, lever_j, coef)`` of
-    the contacts (see :func:`contact_weights`), called once per part with ``keep`` (the weights of
-    every chunk kept for the iterations) or once per pass; ``inv_mass``, ``inv_inertia`` (N,): zero
-    for a body that does not move (its rows are left out); ``scratch``: see :func:`work_arrays`.
-    The springs and the dashpots run one after the other.
+    the contacts (see :func:`contact_weights`), called once with ``keep`` (both parts' weights of
+    every chunk kept for the iterations, 64 B a contact) or once per pass of each part;
+    ``inv_mass``, ``inv_inertia`` (N,): zero for a body that does not move (its rows are left out);
+    ``scratch``: see :func:`work_arrays`.  The springs and the dashpots iterate one after the
+    other.
     """
     own, y, z, ratio_k, ratio_c = work_arrays(n_bodies, scratch)
-    lam_k = _bound(chunks, 0, inv_mass, inv_inertia, iterations, keep, own, y, z, ratio_k)
-    lam_c = _bound(chunks, 1, inv_mass, inv_inertia, iterations, keep, own, y, z, ratio_c)
+    own.fill(0.0)
+    if keep:
+        # one evaluation of the contacts gives both parts' weights, kept for the iterations
+        own_c = np.zeros((n_bodies, N_OWN), dtype=np.float32)
+        kept_k, kept_c = [], []
+        for i, j, normal, lever_i, lever_j, coef in chunks():
+            w_k, w_c = np.empty((len(i), N_WEIGHTS)), np.empty((len(i), N_WEIGHTS))
+            contact_weights(True, 0, i, j, normal, lever_i, lever_j, coef, inv_mass, inv_inertia, own, w_k)
+            contact_weights(True, 1, i, j, normal, lever_i, lever_j, coef, inv_mass, inv_inertia, own_c, w_c)
+            kept_k.append((i, j, w_k))
+            kept_c.append((i, j, w_c))
+        lam_k = _iterate(lambda first: kept_k, inv_mass, inv_inertia, iterations, own, y, z, ratio_k)
+        del kept_k
+        lam_c = _iterate(lambda first: kept_c, inv_mass, inv_inertia, iterations, own_c, y, z, ratio_c)
+    else:
+        lam_k = _iterate(_streamed(chunks, 0, inv_mass, inv_inertia, own), inv_mass, inv_inertia, iterations,
+                         own, y, z, ratio_k)
+        own.fill(0.0)
+        lam_c = _iterate(_streamed(chunks, 1, inv_mass, inv_inertia, own), inv_mass, inv_inertia, iterations,
+                         own, y, z, ratio_c)
     local_steps(ratio_k, ratio_c)
     return lam_k, lam_c, ratio_k
 
