@@ -18,8 +18,9 @@ from .laws import parts
 from .laws.base import HistoryField, Parameter
 from .laws.composite import Contact
 from .laws.define import contact_law
-from .errors import (CheckpointError, ContactlabError, InputError, LawError, OutputError, SceneFileError,
-                     SimulationBlowUp, StabilityError, StabilityWarning, StorageOrderWarning, UncachedLawWarning)
+from .errors import (CheckpointError, ContactlabError, ImportNotAllowedError, InputError, LawError, OutputError,
+                     SceneFileError, SimulationBlowUp, StabilityError, StabilityWarning, StorageOrderWarning,
+                     UncachedLawWarning)
 from .materials import Material
 from .probe import ProbeResult, probe
 from .scene import Scene
@@ -60,6 +61,7 @@ __all__ = [
     "streams",
     "ContactlabError",
     "InputError",
+    "ImportNotAllowedError",
     "SceneFileError",
     "SimulationBlowUp",
     "StabilityError",

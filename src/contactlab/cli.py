@@ -1,6 +1,7 @@
 """The ``contactlab`` command.
 
-``contactlab run [SCENE.toml] [--out DIR] [--duration T] [--threads N] [--restart CHECKPOINT]``
+``contactlab run [SCENE.toml] [--out DIR] [--duration T] [--threads N] [--restart CHECKPOINT]
+[--allow-import MODULE ...]``
 
 ``contactlab validate MODULE:MODEL [--out DIR] [--quick]`` runs the validation battery
 (:func:`contactlab.validation.battery.validate`) on a contact model named by module and attribute.
@@ -24,7 +25,7 @@ from pathlib import Path
 
 from ._arguments import did_you_mean
 from .engine.codegen import is_compiled, pair_row_length
-from .ensemble.sweep import add_sweep_parser, sweep_command
+from .ensemble.sweep import add_allow_import_argument, add_sweep_parser, sweep_command
 from .errors import ContactlabError, InputError
 from .io.atomic import atomic_write_bytes, ensure_writable_folder
 from .io.checkpoint import CheckpointReporter
@@ -50,6 +51,7 @@ def _parser() -> argparse.ArgumentParser:
     run.add_argument("--restart", help="resume from this checkpoint (.npz) written by an earlier run")
     run.add_argument("--quiet", action="store_true", help="no progress bar")
     run.add_argument("--no-vtk", action="store_true", help="do not write VTK files")
+    add_allow_import_argument(run)
     val = sub.add_parser("validate", help="run the validation battery on a contact model and write a report",
                          description="Run the validation battery on a contact model: hysteresis, impacts, oblique "
                                      "impacts, objectivity and symmetry, continuity, energy, time step, a granular "
@@ -168,7 +170,7 @@ def _run(args) -> int:
     scene_path = Path(args.scene) if args.scene else default_scene_path()
     out, created = None, False
     try:
-        spec = load_scene_file(scene_path)
+        spec = load_scene_file(scene_path, allow_import=args.allow_import)
         out = Path(args.out) if args.out else Path(spec.output["directory"])
         duration = args.duration if args.duration is not None else spec.duration
         if duration is None:
@@ -188,7 +190,8 @@ def _run(args) -> int:
                   flush=True)
         if args.restart:
 
-            sim = Simulation.load_checkpoint(args.restart, threads=spec.simulation.get("threads"))
+            sim = Simulation.load_checkpoint(args.restart, threads=spec.simulation.get("threads"),
+                                             allow_import=args.allow_import)
             if sim.model.n_spheres != spec.scene.n_spheres:
                 print(f"contactlab: error: checkpoint {args.restart} has {sim.model.n_spheres} bodies but the scene "
                       f"{scene_path} has {spec.scene.n_spheres}", file=sys.stderr)

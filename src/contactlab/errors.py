@@ -7,6 +7,7 @@ code that validates input keeps working.
 from __future__ import annotations
 
 __all__ = ["ContactlabError", "InputError", "SceneFileError", "StabilityError", "StabilityWarning", "CheckpointError", "OutputError",
+           "ImportNotAllowedError",
            "SimulationBlowUp", "LawError", "UncachedLawWarning", "StorageOrderWarning"]
 
 
@@ -29,6 +30,13 @@ class StabilityError(InputError):
 class CheckpointError(InputError):
     """A checkpoint file cannot be resumed: it is missing, truncated or damaged, not a contactlab
     checkpoint, or of another format version (the message names the file and what is wrong)."""
+
+
+class ImportNotAllowedError(InputError):
+    """A data file (a scene file, a checkpoint) names a module to import (``type = "mod:name"`` of a
+    user-defined law) that the person running contactlab has not allowed: importing it would run
+    its code.  Raised before the import; the message names the module, the file and how to allow
+    it (``allow_import=...``, ``--allow-import MOD``; see :mod:`contactlab.imports`)."""
 
 
 class OutputError(InputError):

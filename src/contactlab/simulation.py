@@ -158,14 +158,18 @@ class Simulation:
                     allow_unstable_dt=allow_unstable_dt, energy_watchdog=energy_watchdog)
 
     @classmethod
-    def load_checkpoint(cls, path, *, threads: int | None = None) -> "Simulation":
+    def load_checkpoint(cls, path, *, threads: int | None = None, allow_import=()) -> "Simulation":
         """Resume a simulation from a checkpoint file (reporters must be attached again).
 
         ``threads`` overrides the saved thread count (results do not depend on it).  A missing,
         empty, truncated, damaged or foreign file, or one of another format version, raises
-        :class:`~contactlab.errors.CheckpointError` saying which.
+        :class:`~contactlab.errors.CheckpointError` saying which.  ``allow_import``: modules the
+        stored model of a user-defined law (``"module:name"``) may import; contactlab's own and
+        those already imported need none, any other raises
+        :class:`~contactlab.errors.ImportNotAllowedError` before it is imported
+        (:mod:`contactlab.imports`).
         """
-        saved = read_checkpoint(path)
+        saved = read_checkpoint(path, allow_import=allow_import)
         options = dict(saved.options)
         if threads is not None:
             options["threads"] = threads

@@ -1,21 +1,28 @@
 """The members of an ensemble: parameter grids, value ranges, seeds, and each member's stable key.
 
 A member is one set of parameters (a dict, passed to ``make_simulation(**parameters)``), a
-replicate number and a seed.  Parameters are data: numbers, text, True/False, None, or lists and
-dicts of them (NumPy scalars and arrays are taken as numbers and lists).  Build objects such as
+replicate number and a seed.  Parameters are data: numbers, text, True/False, None, NumPy scalars
+and arrays (of numbers, bools or text), or lists, tuples and dicts of them.  Build objects such as
 materials or models inside ``make_simulation`` from such data; that keeps every member's inputs
 printable, comparable, storable in a table and hashable into a key that does not change between
-runs, Python versions or machines.
+runs, Python versions or machines.  Each member gets its own copy of the values as they were
+given: a NumPy array arrives as a NumPy array of the same dtype and shape, a NumPy scalar as a
+NumPy scalar of its dtype, a tuple as a tuple (sent to worker processes by pickle, which keeps
+them so).  Floats must be finite.
 
 The **seed** of a member is derived from the ensemble's base seed, the member's parameters and its
 replicate number (not from its position in the list), so a member keeps its seed when the grid is
 extended or reordered, and the same parameters in two ensembles with the same base seed get the
 same seed: ``seed = int.from_bytes(sha256(f"{base_seed}|{replicate}|{canonical parameters}")[:4])``.
-The **key** of a member (its checkpoint file's name) hashes the same three things.
+The **key** of a member (its checkpoint file's name) hashes the same three things.  The
+canonical parameters (:func:`canonical_json`) write a NumPy scalar as its Python number (``np.float64(0.3)``
+and ``0.3`` are the same member) and an array as its values with its dtype and shape (an array
+and the list of its values are two members).
 """
 from __future__ import annotations
 
 import hashlib
+import inspect
 import itertools
 import json
 import math
@@ -26,10 +33,11 @@ from typing import Any, Iterable, Mapping
 
 import numpy as np
 
-from .._arguments import as_int, fmt
+from .._arguments import as_int, did_you_mean, fmt
 from ..errors import InputError
 
-__all__ = ["grid", "parse_values", "Member", "make_members", "canonical_json", "as_parameter_list"]
+__all__ = ["grid", "parse_values", "Member", "make_members", "canonical_json", "plain", "from_plain",
+           "as_parameter_list", "check_signature"]
 
 #: table columns the runner writes: a parameter or a measure may not take these names
 RESERVED_COLUMNS = ("seed", "replicate", "status", "error", "attempts", "wall_seconds", "setup_seconds",
@@ -40,8 +48,9 @@ def grid(**axes) -> list[dict]:
     """Every combination of the values of each axis (a full-factorial grid), as a list of dicts.
 
     ``grid(friction=[0.2, 0.5], restitution=[0.3, 0.6, 0.9])`` gives 6 dicts, the last axis
-    varying fastest.  An axis is a sequence of values (a list, a tuple, a 1-D NumPy array, or
-    text as :func:`parse_values` reads it: ``"0.2:0.8:7"``); a single value is an axis of one.
+    varying fastest.  An axis is a sequence of values (a list, a tuple, a 1-D NumPy array, whose
+    values are NumPy scalars of its dtype, or text as :func:`parse_values` reads it:
+    ``"0.2:0.8:7"``); a single value is an axis of one.
 
     >>> grid(a=[1, 2], b="0:1:3")
     [{'a': 1, 'b': 0.0}, {'a': 1, 'b': 0.5}, {'a': 1, 'b': 1.0}, {'a': 2, 'b': 0.0}, {'a': 2, 'b': 0.5}, {'a': 2, 'b': 1.0}]
@@ -55,7 +64,7 @@ def grid(**axes) -> list[dict]:
         elif isinstance(axis, np.ndarray):
             if axis.ndim != 1:
                 raise InputError(f"grid axis {name!r} must be a 1-D array of values, got shape {axis.shape}")
-            axis = axis.tolist()
+            axis = list(axis)
         elif isinstance(axis, (list, tuple, range)):
             axis = list(axis)
         else:
@@ -139,39 +148,75 @@ def _toml_value(item: str):
         return item
 
 
-def _plain(value: Any, where: str):
-    """``value`` as plain JSON data (NumPy scalars and arrays converted), or an InputError."""
-    if value is None or isinstance(value, (bool, str)):
+#: dtype kinds of the arrays a parameter may be: bools, integers, floats, text
+_ARRAY_KINDS = "biufU"
+#: how an array is written in the canonical parameters (and in the checkpoint folder's records)
+ARRAY_TAG = "__ndarray__"
+
+
+def _checked(value: Any, where: str):
+    """A member's copy of the parameter ``value`` (NumPy arrays and scalars kept as they are, with
+    their dtype and shape), or an InputError if it is not data."""
+    if value is None or isinstance(value, (bool, str, np.bool_)):
         return value
-    if isinstance(value, np.bool_):
-        return bool(value)
     if isinstance(value, (numbers.Integral, np.integer)):
-        return int(value)
+        return value
     if isinstance(value, (numbers.Real, np.floating)):
-        x = float(value)
-        if not math.isfinite(x):
-            raise InputError(f"parameter {where} must be finite, got {x!r}")
-        return x
+        if not math.isfinite(float(value)):
+            raise InputError(f"parameter {where} must be finite, got {value!r}")
+        return value
     if isinstance(value, np.ndarray):
-        return [_plain(v, where) for v in value.tolist()]
+        if value.dtype.kind not in _ARRAY_KINDS:
+            raise InputError(f"parameter {where} is an array of dtype {value.dtype}: an ensemble's array parameters "
+                             f"hold numbers, bools or text (dtype kinds b, i, u, f, U), got {fmt(value)}")
+        if value.dtype.kind == "f" and not np.all(np.isfinite(value)):
+            raise InputError(f"parameter {where} must be finite, got an array with "
+                             f"{int(np.count_nonzero(~np.isfinite(value)))} non-finite value(s): {fmt(value)}")
+        return value.copy()
     if isinstance(value, (list, tuple)):
-        return [_plain(v, where) for v in value]
+        items = [_checked(v, where) for v in value]
+        return tuple(items) if isinstance(value, tuple) else items
     if isinstance(value, Mapping):
         out = {}
         for k, v in value.items():
             if not isinstance(k, str):
                 raise InputError(f"parameter {where}: dict keys must be text, got {fmt(k)}")
-            out[k] = _plain(v, f"{where}[{k!r}]")
+            out[k] = _checked(v, f"{where}[{k!r}]")
         return out
     raise InputError(f"parameter {where} = {fmt(value)} ({type(value).__name__}) is not data: an ensemble's "
-                     f"parameters are numbers, text, True/False, None or lists/dicts of them; pass a name or a "
-                     f"number and build the object inside make_simulation")
+                     f"parameters are numbers, text, True/False, None, NumPy arrays or lists/dicts of them; pass a "
+                     f"name or a number and build the object inside make_simulation")
+
+
+def plain(value: Any):
+    """``value`` (a checked parameter) as plain JSON data: a NumPy scalar as its Python value, an
+    array as ``{"__ndarray__": values, "dtype": ..., "shape": [...]}``, tuples as lists."""
+    if isinstance(value, np.ndarray):
+        return {ARRAY_TAG: value.tolist(), "dtype": value.dtype.str, "shape": list(value.shape)}
+    if isinstance(value, np.generic):
+        return value.item()
+    if isinstance(value, (list, tuple)):
+        return [plain(v) for v in value]
+    if isinstance(value, Mapping):
+        return {k: plain(v) for k, v in value.items()}
+    return value
+
+
+def from_plain(value: Any):
+    """The inverse of :func:`plain` for arrays (scalars stay Python numbers, tuples lists)."""
+    if isinstance(value, dict) and ARRAY_TAG in value:
+        return np.array(value[ARRAY_TAG], dtype=np.dtype(value["dtype"])).reshape(value["shape"])
+    if isinstance(value, list):
+        return [from_plain(v) for v in value]
+    if isinstance(value, dict):
+        return {k: from_plain(v) for k, v in value.items()}
+    return value
 
 
 def canonical_json(parameters: Mapping) -> str:
-    """The parameters as JSON with sorted keys and no spaces (floats in Python's shortest exact
-    form): the text that seeds and keys hash."""
-    return json.dumps(parameters, sort_keys=True, separators=(",", ":"), allow_nan=False)
+    """The parameters as JSON (:func:`plain`) with sorted keys and no spaces (floats in Python's
+    shortest exact form): the text that seeds and keys hash."""
+    return json.dumps(plain(parameters), sort_keys=True, separators=(",", ":"), allow_nan=False)
 
 
 def as_parameter_list(parameters) -> list[dict]:
@@ -196,7 +241,7 @@ def as_parameter_list(parameters) -> list[dict]:
             if name in RESERVED_COLUMNS and name != "seed":
                 raise InputError(f"parameters[{k}] uses the name {name!r}, which the result table uses for itself "
                                  f"({', '.join(RESERVED_COLUMNS)}); rename the parameter")
-            row[name] = _plain(value, f"{name!r} of member {k}")
+            row[name] = _checked(value, f"{name!r} of member {k}")
         out.append(row)
     if not out:
         raise InputError("parameters is empty: an ensemble needs at least one member")
@@ -230,7 +275,9 @@ def make_members(parameters, *, replicates: int = 1, seed: int = 0) -> list[Memb
         text = canonical_json(row)
         for rep in range(replicates):
             digest = hashlib.sha256(f"{base}|{rep}|{text}".encode()).digest()
-            member_seed = int(row["seed"]) if isinstance(row.get("seed"), int) else int.from_bytes(digest[:4], "little")
+            given = row.get("seed")
+            explicit = isinstance(given, (numbers.Integral, np.integer)) and not isinstance(given, (bool, np.bool_))
+            member_seed = int(given) if explicit else int.from_bytes(digest[:4], "little")
             key = digest[4:12].hex()
             if key in seen:
                 raise InputError(f"parameters[{len(members) // replicates}] repeats parameters[{seen[key]}] "
@@ -239,3 +286,38 @@ def make_members(parameters, *, replicates: int = 1, seed: int = 0) -> list[Memb
             seen[key] = len(members) // replicates
             members.append(Member(len(members), row, rep, member_seed, key))
     return members
+
+
+def check_signature(make_simulation, rows: list[dict], *, seed_passed: bool = False, label: str = "make_simulation"):
+    """Refuse, before any member starts, parameters that ``make_simulation`` cannot take: a name
+    it has no parameter for (with the close match), or a required parameter that no member's
+    parameters give (``seed_passed``: the runner passes ``seed`` itself).  Every member would
+    fail with the same TypeError.  A ``make_simulation`` with ``**kwargs`` (such as
+    :class:`~contactlab.ensemble.SceneFile`), or one whose signature Python cannot read, is not
+    checked."""
+    try:
+        signature = inspect.signature(make_simulation)
+    except (TypeError, ValueError):
+        return
+    params = list(signature.parameters.values())
+    if any(p.kind is p.VAR_KEYWORD for p in params):
+        return
+    keywords = [p.name for p in params if p.kind in (p.POSITIONAL_OR_KEYWORD, p.KEYWORD_ONLY)]
+    name = getattr(make_simulation, "__qualname__", None) or type(make_simulation).__name__
+    shown = f"{label} {name}{signature}"
+    for k, row in enumerate(rows):
+        unknown = [key for key in row if key not in keywords]
+        if unknown:
+            named = ", ".join(f"{key!r}{did_you_mean(key, keywords)}" for key in unknown)
+            raise InputError(f"parameters[{k}] gives {named}, which {shown} does not take (every member would fail "
+                             f"with a TypeError); its parameters: {', '.join(keywords) or 'none'}")
+        missing = [p.name for p in params if p.default is p.empty and p.kind is not p.VAR_POSITIONAL
+                   and p.name not in row and not (seed_passed and p.name == "seed"
+                                                  and p.kind is not p.POSITIONAL_ONLY)]
+        if missing:
+            only = [p.name for p in params if p.kind is p.POSITIONAL_ONLY and p.name in missing]
+            hint = (f"; {', '.join(only)} {'is' if len(only) == 1 else 'are'} positional-only, which keyword "
+                    f"parameters cannot give" if only else "")
+            raise InputError(f"parameters[{k}] lacks {', '.join(repr(m) for m in missing)}, which {shown} requires "
+                             f"(every member would fail with a TypeError){hint}; given: "
+                             f"{', '.join(row) or 'nothing'}")

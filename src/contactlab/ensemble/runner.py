@@ -39,7 +39,7 @@ from ..errors import InputError
 from . import builtin_measures
 from .display import make_display
 from .executors import Backend, backend_for, check_picklable, default_workers, is_dead_worker_error
-from .parameters import RESERVED_COLUMNS, Member, make_members
+from .parameters import RESERVED_COLUMNS, Member, check_signature, make_members
 from .store import CheckpointStore
 from .table import build_table
 from .task import MemberTask, _advance, _make, call_measure, run_member_task
@@ -152,13 +152,17 @@ class Ensemble:
             else:
                 check_picklable(self.measure, "measure")
         self.takes_seed = _takes_seed(make_simulation)
-        self.store = None
-        if checkpoint is not None:
-            measure_id = ([f"{n}={_callable_name(f)}" for n, f in self.measure] if isinstance(self.measure, tuple)
-                          else _callable_name(self.measure))
-            self.store = CheckpointStore(checkpoint, {"make_simulation": _callable_name(make_simulation),
-                                                      "measure": measure_id, "duration": self.duration,
-                                                      "steps": self.steps})
+        self.checkpoint = checkpoint
+        self.store = None   # the checkpoint folder, opened by the first run() once its members are checked
+
+    def _open_store(self) -> None:
+        if self.checkpoint is None or self.store is not None:
+            return
+        measure_id = ([f"{n}={_callable_name(f)}" for n, f in self.measure] if isinstance(self.measure, tuple)
+                      else _callable_name(self.measure))
+        self.store = CheckpointStore(self.checkpoint, {"make_simulation": _callable_name(self.make_simulation),
+                                                       "measure": measure_id, "duration": self.duration,
+                                                       "steps": self.steps})
 
     # ------------------------------------------------------------------ lifetime
     def close(self) -> None:
@@ -182,6 +186,9 @@ class Ensemble:
         members = make_members(parameters, replicates=replicates, seed=seed)
         if not isinstance(retry_failed, bool):
             raise InputError(f"retry_failed must be True or False, got {fmt(retry_failed)}")
+        check_signature(self.make_simulation, [m.parameters for m in members if m.replicate == 0],
+                        seed_passed=self.takes_seed)
+        self._open_store()
         records: dict[str, dict] = {}
         if self.store is not None:
             wanted = {m.key for m in members}
@@ -373,8 +380,10 @@ def run_member(make_simulation: Callable, measure, parameters: dict, *, seed: in
         raise InputError(f"parameters must be a dict of keyword arguments for make_simulation, got {fmt(parameters)}")
     if duration is not None and steps is not None:
         raise InputError(f"give at most one of duration (s) or steps, got duration={duration!r}, steps={steps!r}")
+    passes_seed = seed is not None and _takes_seed(make_simulation)
+    check_signature(make_simulation, [parameters], seed_passed=passes_seed)
     task = MemberTask(make_simulation, normalized_measure(measure), dict(parameters),
-                      seed if seed is not None and _takes_seed(make_simulation) else None,
+                      seed if passes_seed else None,
                       None if duration is None else as_positive("duration", duration, "s"),
                       None if steps is None else as_int("steps", steps, low=1), None)
     sim = _make(task)

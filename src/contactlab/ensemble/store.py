@@ -11,7 +11,8 @@ Layout::
 hashing its parameters, replicate and seed, so extending or reordering the grid keeps the records
 of the members already run.  A record holds the member's parameters, seed, status, error text and
 traceback, timings, and its measured values; numbers are written in Python's shortest exact form
-and arrays with their dtype and shape, so a resumed table is bit-identical to an uninterrupted one.
+and arrays (measured, or parameters) with their dtype and shape, so a resumed table is
+bit-identical to an uninterrupted one.
 
 Only outcomes that belong to the member are recorded: success, an exception raised by the member,
 and a member that killed its worker process when run alone (see
@@ -28,6 +29,7 @@ import numpy as np
 
 from ..errors import CheckpointError
 from ..io.atomic import atomic_write_bytes, ensure_writable_folder, remove_stale_temporaries
+from .parameters import from_plain, plain
 
 __all__ = ["CheckpointStore", "encode_record", "decode_record"]
 
@@ -51,12 +53,16 @@ def encode_record(record: dict) -> bytes:
     """A member's record as JSON text (floats exact, arrays with dtype and shape)."""
     out = dict(record)
     out["values"] = {k: _encode_value(v) for k, v in record.get("values", {}).items()}
+    if "parameters" in out:
+        out["parameters"] = plain(out["parameters"])
     return json.dumps(out, indent=1, allow_nan=True).encode()
 
 
 def decode_record(data: bytes) -> dict:
     record = json.loads(data)
     record["values"] = {k: _decode_value(v) for k, v in record.get("values", {}).items()}
+    if "parameters" in record:
+        record["parameters"] = from_plain(record["parameters"])
     return record
 
 

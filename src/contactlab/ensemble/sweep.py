@@ -3,7 +3,7 @@ and the ``contactlab sweep`` command.
 
 ``contactlab sweep SCENE.toml --param KEY=VALUES [--param ...] --measure NAME [--measure ...]
 [--duration T] [--workers N | --scheduler ADDRESS | --serial] [--threads-per-member K]
-[--replicates R] [--seed S] [--checkpoint DIR] [--out results.csv|results.parquet]``
+[--replicates R] [--seed S] [--checkpoint DIR] [--out results.csv|results.parquet] [--allow-import MODULE ...]``
 
 runs one member per combination of the ``--param`` values (a full grid), each the scene file with
 those keys replaced (:func:`contactlab.io.scenefile.apply_overrides`), run for the file's
@@ -13,8 +13,9 @@ key of the file (``model.friction``, ``materials.glass.young``, ``fill_box.seed`
 (:func:`~contactlab.ensemble.parameters.parse_values`).  ``--measure`` takes a built-in measure
 (:mod:`contactlab.ensemble.builtin_measures`) or ``module:function``.  ``--scheduler`` connects to a
 running Dask scheduler (``tcp://host:8786``); the default runs ``--workers`` local processes.
-Exit status: 0 when every member succeeded, 1 when some failed (their error is in the table), 2
-for bad arguments.
+``--allow-import MODULE`` (repeatable) lets the file's ``[model] type = "MODULE:name"`` import that
+module of a user-defined law (:mod:`contactlab.imports`).  Exit status: 0 when every member
+succeeded, 1 when some failed (their error is in the table), 2 for bad arguments.
 """
 from __future__ import annotations
 
@@ -23,7 +24,10 @@ import sys
 import tomllib
 from pathlib import Path
 
+import numpy as np
+
 from .._arguments import fmt
+from ..imports import allowed_modules
 from ..errors import ContactlabError, InputError
 from ..io.scenefile import load_scene_file
 from ..simulation import Simulation
@@ -32,7 +36,7 @@ from .parameters import parse_values
 from .runner import run
 from .table import write_table
 
-__all__ = ["SceneFile", "add_sweep_parser", "sweep_command"]
+__all__ = ["SceneFile", "add_sweep_parser", "add_allow_import_argument", "sweep_command"]
 
 
 class SceneFile:
@@ -47,30 +51,50 @@ class SceneFile:
     (default) the file's seeds stay and every member starts from the same packing.  The file's
     ``[simulation] threads`` is left out (a member runs on the ensemble's ``threads_per_member``)
     unless the parameters set ``simulation.threads``; the file's ``[output]`` reporters are not
-    attached (measure what you need).
+    attached (measure what you need).  ``allow_import``: the modules the file's ``[model] type =
+    "module:name"`` may import (:func:`~contactlab.io.scenefile.load_scene_file`), in every member
+    (a worker process has imported nothing of yours, so a law's module needs it there even when
+    this process has imported it); it is not part of what identifies the ensemble in a
+    checkpoint folder.  Override values reach the file as TOML data: NumPy scalars and arrays as
+    numbers and lists.
     """
 
-    def __init__(self, path, *, reseed: bool = False):
+    def __init__(self, path, *, reseed: bool = False, allow_import=()):
         self.path = Path(path).resolve()
         if not isinstance(reseed, bool):
             raise InputError(f"reseed must be True or False, got {fmt(reseed)}")
         self.reseed = reseed
-        self.duration = load_scene_file(self.path).duration
+        self.allow_import = tuple(sorted(allowed_modules(allow_import)))
+        self.duration = load_scene_file(self.path, allow_import=self.allow_import).duration
 
     def __repr__(self) -> str:
         return f"SceneFile({str(self.path)!r}{', reseed=True' if self.reseed else ''})"
 
     def __call__(self, seed: int | None = None, **overrides) -> Simulation:
-        overrides = dict(overrides)
+        overrides = {key: _toml_data(value) for key, value in overrides.items()}
         if self.reseed and seed is not None:
             for k, key in enumerate(_fill_box_seed_keys(self.path)):
                 overrides.setdefault(key, (int(seed) + k) % 2**32)
-        spec = load_scene_file(self.path, overrides=overrides)
+        spec = load_scene_file(self.path, overrides=overrides, allow_import=self.allow_import)
         if "simulation.threads" not in overrides:
             # the member runs on the ensemble's threads_per_member, not on the threads the file
             # asks of `contactlab run` (which would oversubscribe the cores the members share)
             spec.simulation.pop("threads", None)
         return spec.build_simulation()
+
+
+def _toml_data(value):
+    """An override value as a TOML file would hold it: NumPy scalars as Python numbers, arrays
+    (and tuples) as lists."""
+    if isinstance(value, np.ndarray):
+        return value.tolist()
+    if isinstance(value, np.generic):
+        return value.item()
+    if isinstance(value, (list, tuple)):
+        return [_toml_data(v) for v in value]
+    if isinstance(value, dict):
+        return {k: _toml_data(v) for k, v in value.items()}
+    return value
 
 
 def _fill_box_seed_keys(path: Path) -> list[str]:
@@ -120,7 +144,16 @@ def add_sweep_parser(sub) -> argparse.ArgumentParser:
     p.add_argument("--retry-failed", action="store_true", help="with --checkpoint: run failed members again")
     p.add_argument("--out", help="results table, .csv or .parquet (default: <scene>-sweep.csv)")
     p.add_argument("--quiet", action="store_true", help="no progress line")
+    add_allow_import_argument(p)
     return p
+
+
+def add_allow_import_argument(parser) -> None:
+    """``--allow-import MODULE`` (repeatable), for ``contactlab run`` and ``contactlab sweep``."""
+    parser.add_argument("--allow-import", action="append", default=[], metavar="MODULE",
+                        help="let the scene file (and a --restart checkpoint of run) import MODULE for a user-defined law "
+                             "it names as type = \"MODULE:name\" (a package allows its submodules; repeatable); "
+                             "without it such a file is refused, since importing a module runs its code")
 
 
 def sweep_command(args) -> int:
@@ -132,7 +165,7 @@ def sweep_command(args) -> int:
         axes = dict(_parse_param(text) for text in args.param)
         if len(axes) != len(args.param):
             raise InputError("the same --param KEY is given twice; give all its values in one --param")
-        scene = SceneFile(args.scene, reseed=args.replicates > 1)
+        scene = SceneFile(args.scene, reseed=args.replicates > 1, allow_import=args.allow_import)
         duration = args.duration if args.duration is not None else scene.duration
         if duration is None:
             raise InputError(f"{args.scene}: no duration given ([simulation] duration or --duration)")

@@ -30,8 +30,9 @@ import numpy as np
 
 from .._arguments import as_int, as_path, checked_api
 from ..bonds import BondLog
-from ..errors import CheckpointError, OutputError
+from ..errors import CheckpointError, ImportNotAllowedError, InputError, OutputError
 from ..frozen_model import Model
+from ..imports import allowed_modules
 from ..laws.base import ContactModel
 from ..laws.registry import model_from_dict
 from ..materials import Material
@@ -153,17 +154,22 @@ def save_checkpoint(sim, path) -> Path:
     return path
 
 
-def read_checkpoint(path) -> Checkpoint:
+def read_checkpoint(path, *, allow_import=()) -> Checkpoint:
     """Read a checkpoint written by :func:`save_checkpoint` (see :class:`Checkpoint`).
 
     A missing, empty, truncated, damaged or foreign file, or one of another format version,
-    raises :class:`~contactlab.errors.CheckpointError` saying which.
+    raises :class:`~contactlab.errors.CheckpointError` saying which.  A stored model of a
+    user-defined law names its module (``"module:name"``): the module is imported only if it is
+    contactlab's own, already imported, or in ``allow_import`` (a name or a list); otherwise
+    :class:`~contactlab.errors.ImportNotAllowedError` is raised before it is imported
+    (:mod:`contactlab.imports`: a checksum proves the file whole, not where it came from).
     """
     path = as_path("load_checkpoint: path", path)
+    allow_import = allowed_modules(allow_import, "load_checkpoint: allow_import")
     data, meta = _read(path)
     try:
-        return _parts(path, data, meta)
-    except CheckpointError:
+        return _parts(path, data, meta, allow_import)
+    except (CheckpointError, ImportNotAllowedError):
         raise
     except (KeyError, IndexError, ValueError, TypeError, OSError, EOFError, zipfile.BadZipFile, zlib.error) as exc:
         raise CheckpointError(f"checkpoint {str(path)!r} is damaged: {type(exc).__name__}: {exc} (a contactlab "
@@ -220,8 +226,25 @@ def _read(path: Path):
     return data, meta
 
 
-def _parts(path: Path, data, meta: dict) -> Checkpoint:
+def _law(path: Path, meta: dict, allow_import: frozenset) -> ContactModel:
+    """The stored contact model, its modules checked before any is imported."""
+    stored = meta["contact_model"]
+    if not isinstance(stored, dict):
+        raise CheckpointError(f"checkpoint {str(path)!r} is damaged: its contact model is {stored!r:.80}, not a "
+                              f"model's plain-data form")
+    source = f"checkpoint {str(path)!r}: its contact model"
+    try:
+        return model_from_dict(stored, allow_import=allow_import, source=source)
+    except ImportNotAllowedError:
+        raise
+    except InputError as exc:
+        raise CheckpointError(f"checkpoint {str(path)!r}: its contact model {stored.get('type')!r} cannot be made: "
+                              f"{exc}") from None
+
+
+def _parts(path: Path, data, meta: dict, allow_import: frozenset = frozenset()) -> Checkpoint:
     version = int(meta["version"])
+    law = _law(path, meta, allow_import)   # first: a refused import stops before the arrays are read
     missing = [k for k in _required(version) if k not in data.files]
     if missing:
         raise CheckpointError(f"checkpoint {str(path)!r} lacks {', '.join(missing[:5])}"
@@ -249,7 +272,7 @@ def _parts(path: Path, data, meta: dict) -> Checkpoint:
     bond_log = BondLog({k[len("bonds_"):]: data[k] for k in data.files if k.startswith("bonds_")})
     streams = [(entry, {name[len(f"stream{k}_"):]: np.array(data[name]) for name in data.files
                         if name.startswith(f"stream{k}_")}) for k, entry in enumerate(meta.get("streams", []))]
-    return Checkpoint(model=model, state=state, law=model_from_dict(meta["contact_model"]), table=table,
+    return Checkpoint(model=model, state=state, law=law, table=table,
                       exclusions=exclusions, bond_log=bond_log, dt=meta["dt"],
                       options={k: meta[k] for k in _OPTIONS if k in meta}, streams=streams)
 

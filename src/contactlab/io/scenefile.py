@@ -58,9 +58,10 @@ from typing import Any
 import numpy as np
 
 from .._arguments import did_you_mean
-from ..errors import InputError, SceneFileError, StabilityError
-from ..laws.composite import Contact
-from ..laws.registry import MODELS, bonded_model_names, model_class, model_from_dict
+from ..errors import ImportNotAllowedError, InputError, SceneFileError, StabilityError
+from ..imports import allowed_modules
+from ..laws.registry import (MODELS, bonded_model_names, is_model_data, model_class, model_from_dict,
+                              refuse_imports)
 from ..materials import Material
 from ..scene import Scene
 from ..simulation import Simulation
@@ -170,20 +171,27 @@ class _Ctx:
         """Call an API function, re-raising input errors with the file/table context."""
         try:
             return func(**kwargs)
-        except SceneFileError:
+        except (SceneFileError, ImportNotAllowedError):   # the latter names the file and table itself
             raise
         except (InputError, TypeError, ValueError) as exc:
             self.fail(where, str(exc))
 
 
-def load_scene_file(path, *, overrides: dict | None = None) -> SceneSpec:
+def load_scene_file(path, *, overrides: dict | None = None, allow_import=()) -> SceneSpec:
     """Parse and validate a TOML scene file, building the scene and the contact model.
 
     ``overrides`` maps dotted keys to values that replace (or add) keys of the file before it is
     read, e.g. ``{"model.friction": 0.3, "materials.glass.young": 5e6, "fill_box.seed": 4}``
     (see :func:`apply_overrides`); ``contactlab sweep`` and
     :class:`~contactlab.ensemble.SceneFile` vary scenes this way.
+
+    ``allow_import``: the modules that a ``type = "module:name"`` of ``[model]`` (or of one of
+    its slots, or a parallel bond's ``contact``) may import (a name or a list; a package allows
+    its submodules).  contactlab's own modules and modules already imported need no permission;
+    any other raises :class:`~contactlab.errors.ImportNotAllowedError` before it is imported and
+    before the file's bodies are built (:mod:`contactlab.imports`).
     """
+    allow_import = allowed_modules(allow_import)
     path = Path(path)
     ctx = _Ctx(path)
     if path.is_dir():
@@ -206,6 +214,8 @@ def load_scene_file(path, *, overrides: dict | None = None) -> SceneSpec:
         raise SceneFileError(f"{path}: unknown table{'s' if len(unknown) > 1 else ''} "
                              f"{', '.join(repr(k) + did_you_mean(k, _TOP_KEYS) for k in unknown)}; allowed: "
                              f"{', '.join(sorted(_TOP_KEYS))}")
+
+    _refuse_model_imports(path, doc.get("model"), allow_import)
 
     sim_table = doc.get("simulation", {})
     ctx.check_keys("simulation", sim_table, _SIMULATION_KEYS)
@@ -295,12 +305,16 @@ def load_scene_file(path, *, overrides: dict | None = None) -> SceneSpec:
         ctx.fail("model", f"needs a 'type': one of {', '.join(sorted(MODELS))}")
     kind = model_table.pop("type")
     try:
-        cls = model_class(kind)
+        cls = model_class(kind, allow_import=allow_import, source=f"{path}: [model]")
+    except ImportNotAllowedError:
+        raise
     except InputError as exc:
         ctx.fail("model", str(exc))
-    if cls is Contact:
-        model_table = {k: ctx.call(f"model.{k}", model_from_dict, data=v) if isinstance(v, dict) else v
-                       for k, v in model_table.items()}
+    # a slot of a Contact, a ParallelBond's contact: a model of its own, built as the registry builds one
+    model_table = {k: ctx.call(f"model.{k}", model_from_dict, data=v, allow_import=allow_import,
+                               source=f"{path}: [model.{k}]")
+                   if is_model_data(v) else v
+                   for k, v in model_table.items()}
     ctx.check_keys("model", model_table, {p.name for p in cls.parameters} | set(cls.construction_keys),
                    {p.name for p in cls.parameters if p.default is None} | set(cls.required_construction_keys))
     model = ctx.call("model", cls, **model_table)
@@ -342,6 +356,22 @@ def load_scene_file(path, *, overrides: dict | None = None) -> SceneSpec:
         bonds = dict(doc["bonds"])
     return SceneSpec(path=path, scene=scene, model=model, simulation=sim_kwargs,
                      duration=None if duration is None else float(duration), output=output, bonds=bonds)
+
+
+def _refuse_model_imports(path: Path, model_table, allow_import: frozenset) -> None:
+    """Refuse, before anything of the file is built, a ``[model]`` (or a slot or contact of it)
+    whose ``type`` names a module that may not be imported (:mod:`contactlab.imports`)."""
+    if not isinstance(model_table, dict):
+        return   # reported where [model] is read
+    try:
+        refuse_imports({"type": model_table.get("type")}, allow_import=allow_import, source=f"{path}: [model]")
+        for key, value in model_table.items():
+            if is_model_data(value):
+                refuse_imports(value, allow_import=allow_import, source=f"{path}: [model.{key}]")
+    except ImportNotAllowedError:
+        raise
+    except InputError as exc:   # a type that names no module: the message names the file and the table
+        raise SceneFileError(str(exc)) from None
 
 
 def apply_overrides(doc: dict, overrides: dict, path: Path) -> None:

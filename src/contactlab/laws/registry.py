@@ -7,10 +7,9 @@ conformance tests come from it (docs/adding-a-law.md).
 """
 from __future__ import annotations
 
-import importlib
-
 from .._arguments import did_you_mean
 from ..errors import InputError
+from ..imports import allowed_modules, check_import, import_named
 from .base import ContactModel
 from .convex_roll import ConvexRollContact
 from .composite import Contact
@@ -22,7 +21,7 @@ from .parallel_bond import ParallelBond
 from .sphere_sphere_contact import SphereSphereContact
 from .volume_contact import VolumeContact
 
-__all__ = ["MODELS", "register", "model_from_dict", "model_class", "bonded_model_names"]
+__all__ = ["MODELS", "register", "model_from_dict", "model_class", "refuse_imports", "is_model_data", "bonded_model_names"]
 
 MODELS: dict[str, type[ContactModel]] = {}
 
@@ -52,15 +51,18 @@ def bonded_model_names() -> list[str]:
     return [name for name, cls in MODELS.items() if cls.declares_bonds()]
 
 
-def model_class(name) -> type[ContactModel]:
+def model_class(name, *, allow_import=(), source: str = "a data file's model") -> type[ContactModel]:
     """The model class called ``name``: a registered model, or ``"module:qualname"`` of a law made
-    with :func:`~contactlab.laws.define.contact_law` (imported)."""
+    with :func:`~contactlab.laws.define.contact_law`, whose module is imported only as
+    :func:`contactlab.imports.import_named` allows (contactlab's own, already imported, or in
+    ``allow_import``; ``source`` names the file for the refusal)."""
     if isinstance(name, str) and name in MODELS:
         return MODELS[name]
     if isinstance(name, str) and ":" in name:
         module, _, qualname = name.partition(":")
+        module = module.strip()
         try:
-            obj = importlib.import_module(module)
+            obj = import_named(module, allow_import=allow_import, source=source, what=f"type {name!r}")
             for part in qualname.split("."):
                 obj = getattr(obj, part)
         except (ImportError, AttributeError) as exc:
@@ -72,11 +74,34 @@ def model_class(name) -> type[ContactModel]:
                      f"{', '.join(sorted(MODELS))}, or 'module:name' of a law made with @contactlab.contact_law")
 
 
-def model_from_dict(data: dict) -> ContactModel:
+def is_model_data(value) -> bool:
+    """Whether ``value`` is a model in plain-data form, ``{"type": name, ...}`` (a slot of a
+    :class:`Contact`, a :class:`ParallelBond`'s contact), not a table of values (``per_material``)."""
+    return isinstance(value, dict) and isinstance(value.get("type"), str)
+
+
+def model_from_dict(data: dict, *, allow_import=(), source: str = "a data file's model") -> ContactModel:
     """Build a model from ``{"type": name, **parameters}``; a value that is itself such a dict (a
-    :class:`Contact`'s slots, a :class:`ParallelBond`'s contact) is built first."""
+    :class:`Contact`'s slots, a :class:`ParallelBond`'s contact) is built first.  A ``type`` naming
+    a module goes through :func:`model_class` (``allow_import``, ``source``): the whole tree is
+    checked against what may be imported before any module is imported."""
     data = dict(data)
-    cls = model_class(data.pop("type", None))
-    data = {key: model_from_dict(value) if isinstance(value, dict) and "type" in value else value
+    refuse_imports(data, allow_import=allow_import, source=source)
+    cls = model_class(data.pop("type", None), allow_import=allow_import, source=source)
+    data = {key: model_from_dict(value, allow_import=allow_import, source=source) if is_model_data(value) else value
             for key, value in data.items()}
     return cls(**data)
+
+
+def refuse_imports(data: dict, *, allow_import=(), source: str = "a data file's model") -> None:
+    """Raise :class:`~contactlab.errors.ImportNotAllowedError` if any ``type`` in the plain-data
+    model ``data`` (its nested slot and contact models included) names a module that may not be
+    imported, before any of them is imported: a file naming an allowed module and a refused one
+    runs neither."""
+    allowed = allowed_modules(allow_import)
+    name = data.get("type")
+    if isinstance(name, str) and name not in MODELS and ":" in name:
+        check_import(name.partition(":")[0].strip(), allow_import=allowed, source=source, what=f"type {name!r}")
+    for value in data.values():
+        if is_model_data(value):
+            refuse_imports(value, allow_import=allowed, source=source)
