@@ -13,6 +13,7 @@ that is intact.
 from __future__ import annotations
 
 import json
+import pickle
 import re
 import sys
 from dataclasses import dataclass
@@ -316,13 +317,16 @@ def test_the_sweep_command_passes_allow_import_on(env, capsys):
 
 
 def test_a_scene_file_member_carries_its_permission_to_the_workers(env):
-    """SceneFile keeps allow_import (a worker process has imported nothing of the user's) and
-    is picklable with it."""
-    import pickle
-
-    scene = SceneFile(env.scene('type = "{mod}:spring"\nstiffness = 1e4'), allow_import=[env.mod])
+    """SceneFile keeps allow_import, and adds the modules the file names that this process has
+    imported (a worker process has imported nothing of the user's), and is picklable with them."""
+    path = env.scene('type = "{mod}:spring"\nstiffness = 1e4')
+    scene = SceneFile(path, allow_import=["json"] + [env.mod])
     again = pickle.loads(pickle.dumps(scene))
-    assert again.allow_import == (env.mod,) and again.path == scene.path
+    assert again.allow_import == ("json", env.mod) and again.path == scene.path
+    assert SceneFile(path).allow_import == (env.mod,)   # imported now, by the first SceneFile
+    own = SceneFile(env.scene('type = "Contact"\nnormal = {{ type = "contactlab.laws.parts:hooke", stiffness = 1e4 }}',
+                              name="own.toml"))
+    assert own.allow_import == ()
 
 
 def test_docs_list_every_case():

@@ -30,6 +30,7 @@ from .._arguments import fmt
 from ..imports import allowed_modules
 from ..errors import ContactlabError, InputError
 from ..io.scenefile import load_scene_file
+from ..laws.registry import named_modules
 from ..simulation import Simulation
 from .builtin_measures import MEASURES
 from .parameters import parse_values
@@ -52,11 +53,11 @@ class SceneFile:
     ``[simulation] threads`` is left out (a member runs on the ensemble's ``threads_per_member``)
     unless the parameters set ``simulation.threads``; the file's ``[output]`` reporters are not
     attached (measure what you need).  ``allow_import``: the modules the file's ``[model] type =
-    "module:name"`` may import (:func:`~contactlab.io.scenefile.load_scene_file`), in every member
-    (a worker process has imported nothing of yours, so a law's module needs it there even when
-    this process has imported it); it is not part of what identifies the ensemble in a
-    checkpoint folder.  Override values reach the file as TOML data: NumPy scalars and arrays as
-    numbers and lists.
+    "module:name"`` may import (:func:`~contactlab.io.scenefile.load_scene_file`).  The modules
+    the file names that this process may import (allowed, or already imported here: your script
+    imported the law) are allowed in every member too, since a worker process has imported
+    nothing of yours; it is not part of what identifies the ensemble in a checkpoint folder.
+    Override values reach the file as TOML data: NumPy scalars and arrays as numbers and lists.
     """
 
     def __init__(self, path, *, reseed: bool = False, allow_import=()):
@@ -64,8 +65,10 @@ class SceneFile:
         if not isinstance(reseed, bool):
             raise InputError(f"reseed must be True or False, got {fmt(reseed)}")
         self.reseed = reseed
-        self.allow_import = tuple(sorted(allowed_modules(allow_import)))
-        self.duration = load_scene_file(self.path, allow_import=self.allow_import).duration
+        allowed = allowed_modules(allow_import)
+        spec = load_scene_file(self.path, allow_import=allowed)
+        self.allow_import = tuple(sorted(allowed | named_modules(spec.model.to_dict())))
+        self.duration = spec.duration
 
     def __repr__(self) -> str:
         return f"SceneFile({str(self.path)!r}{', reseed=True' if self.reseed else ''})"

@@ -9,7 +9,7 @@ from __future__ import annotations
 
 from .._arguments import did_you_mean
 from ..errors import InputError
-from ..imports import allowed_modules, check_import, import_named
+from ..imports import OWN_PACKAGE, allowed_modules, check_import, import_named
 from .base import ContactModel
 from .convex_roll import ConvexRollContact
 from .composite import Contact
@@ -21,7 +21,7 @@ from .parallel_bond import ParallelBond
 from .sphere_sphere_contact import SphereSphereContact
 from .volume_contact import VolumeContact
 
-__all__ = ["MODELS", "register", "model_from_dict", "model_class", "refuse_imports", "is_model_data", "bonded_model_names"]
+__all__ = ["MODELS", "register", "model_from_dict", "model_class", "refuse_imports", "is_model_data", "named_modules", "bonded_model_names"]
 
 MODELS: dict[str, type[ContactModel]] = {}
 
@@ -105,3 +105,18 @@ def refuse_imports(data: dict, *, allow_import=(), source: str = "a data file's 
     for value in data.values():
         if is_model_data(value):
             refuse_imports(value, allow_import=allowed, source=source)
+
+
+def named_modules(data: dict) -> set[str]:
+    """The modules the plain-data model ``data`` names (``type = "module:name"``, nested slots and
+    contacts included), contactlab's own left out."""
+    found = set()
+    name = data.get("type")
+    if isinstance(name, str) and name not in MODELS and ":" in name:
+        module = name.partition(":")[0].strip()
+        if module.split(".")[0] != OWN_PACKAGE:
+            found.add(module)
+    for value in data.values():
+        if is_model_data(value):
+            found |= named_modules(value)
+    return found
