@@ -10,7 +10,9 @@ Two kinds of compiled functions, two decorators:
   build).  They are cached on disk (``cache=True``), and every building block they call comes
   from their own file or from a generated module whose name hashes all of contactlab's sources
   (:mod:`contactlab.engine.codegen`), so a cached kernel is never stale.  ``pkernel`` runs its
-  ``prange`` loops in parallel.
+  ``prange`` loops in parallel.  Their disk cache is :class:`contactlab.kernel_cache.CheckedCache`
+  (Numba's, with every file checked on load and a damaged one recompiled and replaced, keyed on
+  the source's content; see :mod:`contactlab.kernel_cache`), not Numba's plain ``cache=True``.
 
 Common options: ``error_model="numpy"`` (division by zero gives inf/NaN instead of raising; the
 kernels check for non-finite values themselves, kernels never raise), ``fastmath`` off (it would
@@ -19,6 +21,8 @@ let LLVM assume that no NaN occurs and delete the blow-up checks), ``nogil=True`
 from __future__ import annotations
 
 import numba
+
+from .kernel_cache import enable_checked_cache
 
 __all__ = ["jit", "kernel", "pkernel", "pjit", "python_only", "kernel_nocache", "pkernel_nocache", "JIT_OPTIONS", "KERNEL_OPTIONS", "PARALLEL_OPTIONS", "n_blocks",
            "BLOCKS_PER_THREAD"]
@@ -30,9 +34,13 @@ PARALLEL_OPTIONS = dict(KERNEL_OPTIONS, parallel=True)
 
 def _decorate(options, func, overrides):
     opts = dict(options, **overrides)
-    if func is None:
-        return numba.njit(**opts)
-    return numba.njit(**opts)(func)
+    cached = opts.pop("cache", False)
+
+    def decorate(f):
+        dispatcher = numba.njit(cache=False, **opts)(f)
+        return enable_checked_cache(dispatcher) if cached else dispatcher
+
+    return decorate if func is None else decorate(func)
 
 
 def jit(func=None, **overrides):
