@@ -18,6 +18,7 @@ from typing import Any, Callable, Iterable
 import numpy as np
 
 from .errors import InputError
+from .magnitudes import check_magnitude, check_magnitudes
 
 __all__ = [
     "as_vec3",
@@ -132,41 +133,43 @@ def as_float_array(name: str, value: Any) -> np.ndarray:
 
 
 def as_positive(name: str, value: Any, unit: str = "") -> float:
-    """A finite float > 0."""
+    """A finite float > 0, within the physical range of ``unit`` (:mod:`contactlab.magnitudes`)."""
     x = as_finite(name, value)
     if x <= 0.0:
         u = f" {unit}" if unit else ""
         raise InputError(f"{name} must be > 0{u}, got {x!r}")
-    return x
+    return check_magnitude(name, x, unit)
 
 
 def as_nonnegative(name: str, value: Any, unit: str = "") -> float:
-    """A finite float >= 0."""
+    """A finite float >= 0, within the physical range of ``unit`` when not zero."""
     x = as_finite(name, value)
     if x < 0.0:
         u = f" {unit}" if unit else ""
         raise InputError(f"{name} must be >= 0{u}, got {x!r}")
-    return x
+    return check_magnitude(name, x, unit)
 
 
-def as_vec3(name: str, value: Any) -> np.ndarray:
-    """Three finite floats as a float64 array of shape (3,)."""
+def as_vec3(name: str, value: Any, unit: str = "") -> np.ndarray:
+    """Three finite floats as a float64 array of shape (3,), each within the range of ``unit``."""
     arr = as_float_array(name, value)
     if arr.shape != (3,):
         raise InputError(f"{name} must be 3 numbers (x, y, z), got shape {arr.shape}: {_fmt(value)}")
     if not np.all(np.isfinite(arr)):
         raise InputError(f"{name} must be finite, got {arr.tolist()}")
-    return arr.copy()
+    return check_magnitudes(name, arr.copy(), unit, positive=False)
 
 
-def as_vec3_array(name: str, value: Any, n: int | None = None) -> np.ndarray:
+def as_vec3_array(name: str, value: Any, n: int | None = None, unit: str = "") -> np.ndarray:
     """A finite float64 array of shape (n, 3); a single 3-vector is broadcast when ``n`` is given."""
-    return as_vector_array(name, value, n, 3)
+    return as_vector_array(name, value, n, 3, unit=unit)
 
 
-def as_vector_array(name: str, value: Any, n: int | None = None, width: int = 3, where: str = "") -> np.ndarray:
-    """A finite float64 array of shape (n, width); a single vector is broadcast when ``n`` is given
-    (``where``: appended to the shape error, e.g. " in a 2-D scene")."""
+def as_vector_array(name: str, value: Any, n: int | None = None, width: int = 3, where: str = "", *,
+                    unit: str = "") -> np.ndarray:
+    """A finite float64 array of shape (n, width), each component within the range of ``unit``; a
+    single vector is broadcast when ``n`` is given (``where``: appended to the shape error, e.g.
+    " in a 2-D scene")."""
     arr = as_float_array(name, value)
     if arr.ndim == 1 and arr.shape == (width,) and n is not None:
         arr = np.broadcast_to(arr, (n, width))
@@ -177,7 +180,7 @@ def as_vector_array(name: str, value: Any, n: int | None = None, width: int = 3,
     if bad.any():
         k = int(np.flatnonzero(bad)[0])
         raise InputError(f"{name}[{k}] must be finite, got {arr[k].tolist()}")
-    return np.array(arr, dtype=np.float64, copy=True)
+    return check_magnitudes(name, np.array(arr, dtype=np.float64, copy=True), unit, positive=False)
 
 
 def as_positive_array(name: str, value: Any, n: int, unit: str = "") -> np.ndarray:
@@ -192,7 +195,7 @@ def as_positive_array(name: str, value: Any, n: int, unit: str = "") -> np.ndarr
         k = int(np.flatnonzero(bad)[0])
         u = f" {unit}" if unit else ""
         raise InputError(f"{name}[{k}] must be finite and > 0{u}, got {float(arr[k])!r}")
-    return np.array(arr, dtype=np.float64, copy=True)
+    return check_magnitudes(name, np.array(arr, dtype=np.float64, copy=True), unit)
 
 
 def as_unit_normal(name: str, value: Any) -> np.ndarray:

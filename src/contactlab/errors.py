@@ -7,7 +7,7 @@ code that validates input keeps working.
 from __future__ import annotations
 
 __all__ = ["ContactlabError", "InputError", "SceneFileError", "StabilityError", "StabilityWarning", "CheckpointError", "OutputError",
-           "ImportNotAllowedError",
+           "ImportNotAllowedError", "RunTooLongError",
            "SimulationBlowUp", "LawError", "UncachedLawWarning", "StorageOrderWarning"]
 
 
@@ -37,6 +37,12 @@ class ImportNotAllowedError(InputError):
     user-defined law) that the person running contactlab has not allowed: importing it would run
     its code.  Raised before the import; the message names the module, the file and how to allow
     it (``allow_import=...``, ``--allow-import MOD``; see :mod:`contactlab.imports`)."""
+
+
+class RunTooLongError(InputError):
+    """A run that cannot end in any reasonable time (more than a week of wall time at the fastest
+    or at the measured rate), or a time step so far below the stability limit that every run is
+    (:mod:`contactlab.run_length`); ``allow_long_run=True`` insists."""
 
 
 class OutputError(InputError):

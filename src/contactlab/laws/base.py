@@ -29,6 +29,7 @@ import numpy as np
 
 from .._arguments import as_finite, call_problem, did_you_mean
 from ..errors import ContactlabError, InputError
+from ..magnitudes import check_magnitude
 from ..materials import Material
 from .stiffness import ContactSprings, single_contact_limit, verlet_limit  # noqa: F401  (verlet_limit: re-exported)
 
@@ -58,7 +59,7 @@ class Parameter:
         hi_ok = x <= self.high if self.high_inclusive else x < self.high
         if not (lo_ok and hi_ok):
             raise InputError(f"{self.name} must satisfy {self.bounds_text()}, got {x!r}")
-        return x
+        return check_magnitude(self.name, x, self.unit, positive=self.low >= 0.0)
 
     def bounds_text(self) -> str:
         parts = []
@@ -267,8 +268,39 @@ class ContactModel:
                 hint = "".join(did_you_mean(b, self.mixing) for b in bad if b not in known)
                 raise InputError(f"{cls}: per_material[{name!r}]: {', '.join(bad)} cannot be given per material"
                                  f"{hint}; per-material parameters: {', '.join(self.mixing)}")
-            out[name] = {k: known[k].check(v) for k, v in values.items()}
+            try:
+                out[name] = {k: known[k].check(v) for k, v in values.items()}
+            except InputError as exc:
+                raise InputError(f"{cls}: per_material[{name!r}]: {exc}") from None
         return out
+
+    def per_material_names(self) -> dict[str, str]:
+        """The material names its ``per_material`` entries give values for, and those of the
+        models it is made of (a composite's slot laws, a parallel bond's contact): name -> the
+        model that names it."""
+        out = {name: type(self).__name__ for name in self.__dict__.get("_per_material", {})}
+        stack = list(self.__dict__.values())
+        while stack:
+            value = stack.pop()
+            if isinstance(value, ContactModel):
+                for name, model in value.per_material_names().items():
+                    out.setdefault(name, model)
+            elif isinstance(value, dict):
+                stack += list(value.values())
+            elif isinstance(value, (list, tuple)):
+                stack += list(value)
+        return out
+
+    def check_materials(self, materials) -> None:
+        """Refuse ``per_material`` entries for materials that ``materials`` (a scene's) does not
+        hold: a misspelt name would otherwise be dropped silently."""
+        have = [m.name for m in materials]
+        for name, model in self.per_material_names().items():
+            if name not in have:
+                named = ", ".join(repr(h) for h in have if h) or "none has a name"
+                raise InputError(f"{model}: per_material gives values for the material {name!r}, which the scene "
+                                 f"does not have{did_you_mean(name, [h for h in have if h])}; its materials: "
+                                 f"{named} (per_material keys are material names, Material(name=...))")
 
     def material_value(self, name: str, material: Material) -> float:
         """The value of parameter ``name`` for one material (its own, else the model's)."""

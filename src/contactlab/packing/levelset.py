@@ -265,7 +265,7 @@ def _rng(seed) -> np.random.Generator:
 
 
 def _common_inputs(region, positions, radii):
-    x = as_vec3_array("positions", positions)
+    x = as_vec3_array("positions", positions, unit="m")
     r = as_positive_array("radii", radii, x.shape[0], "m")
     reg = _regions.as_region(region)
     return reg, x, r
@@ -405,7 +405,7 @@ def _bounds(bounds):
         lower, upper = bounds
     except (TypeError, ValueError):
         raise InputError(f"bounds must be (lower, upper), two 3-vectors in m, got {bounds!r:.80}") from None
-    lo, hi = as_vec3("bounds lower corner", lower), as_vec3("bounds upper corner", upper)
+    lo, hi = as_vec3("bounds lower corner", lower, unit="m"), as_vec3("bounds upper corner", upper, unit="m")
     if np.any(hi <= lo):
         raise InputError(f"bounds: the upper corner must exceed the lower one on every axis, got "
                          f"lower={lo.tolist()}, upper={hi.tolist()}")

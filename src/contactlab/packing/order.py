@@ -56,7 +56,7 @@ def morton_codes(positions) -> np.ndarray:
     axis, so that the curve does not stretch along the long side of a flat bed), and bit ``b`` of
     the cell index along axis ``a`` becomes bit ``3 b + a`` of the code.
     """
-    pos = as_vec3_array("spatial_order: positions", positions)
+    pos = as_vec3_array("spatial_order: positions", positions, unit="m")
     if len(pos) == 0:
         return np.zeros(0, dtype=np.uint64)
     lo = pos.min(axis=0)

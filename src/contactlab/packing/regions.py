@@ -293,7 +293,7 @@ def as_region(region: Any) -> Region:
 # ---------------------------------------------------------------------------- primitives
 class _Sphere(Region):
     def __init__(self, centre, radius):
-        self.centre = as_vec3("centre", centre)
+        self.centre = as_vec3("centre", centre, unit="m")
         self.radius = as_positive("radius", radius, "m")
 
     def _value(self, p):
@@ -316,7 +316,7 @@ def sphere(centre, radius) -> Region:
 
 class _Torus(Region):
     def __init__(self, centre, major_radius, minor_radius, axis):
-        self.centre = as_vec3("centre", centre)
+        self.centre = as_vec3("centre", centre, unit="m")
         self.major = as_positive("major_radius", major_radius, "m")
         self.minor = as_positive("minor_radius", minor_radius, "m")
         self.axis = as_unit_normal("axis", axis)
@@ -362,8 +362,8 @@ def torus(centre, major_radius, minor_radius, axis=(0.0, 0.0, 1.0)) -> Region:
 
 class _Box(Region):
     def __init__(self, lower, upper):
-        lo = as_vec3("lower", lower)
-        hi = as_vec3("upper", upper)
+        lo = as_vec3("lower", lower, unit="m")
+        hi = as_vec3("upper", upper, unit="m")
         if np.any(hi <= lo):
             k = int(np.flatnonzero(hi <= lo)[0])
             raise InputError(f"box: upper must exceed lower on every axis, got lower={lo.tolist()}, "
@@ -404,7 +404,7 @@ def box(lower, upper) -> Region:
 
 class _Cylinder(Region):
     def __init__(self, centre, radius, height, axis):
-        self.centre = as_vec3("centre", centre)
+        self.centre = as_vec3("centre", centre, unit="m")
         self.radius = as_positive("radius", radius, "m")
         self.height = as_positive("height", height, "m")
         self.axis = as_unit_normal("axis", axis)
@@ -448,7 +448,7 @@ def cylinder(centre, radius, height, axis=(0.0, 0.0, 1.0)) -> Region:
 
 class _HalfSpace(Region):
     def __init__(self, point, normal):
-        self.point = as_vec3("point", point)
+        self.point = as_vec3("point", point, unit="m")
         self.normal = as_unit_normal("normal", normal)
 
     def _evaluate(self, p, step):

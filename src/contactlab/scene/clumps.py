@@ -68,7 +68,7 @@ class ClumpTemplate:
     """
 
     def __init__(self, centres, radii):
-        c = as_vec3_array("centres", centres)
+        c = as_vec3_array("centres", centres, unit="m")
         n = c.shape[0]
         if n == 0:
             raise InputError("a clump needs at least one sphere; centres is empty")
@@ -213,8 +213,8 @@ def add_clump(self, centres, radii, material, *, position=(0.0, 0.0, 0.0), orien
     if isinstance(centres, ClumpTemplate) and radii is not None:
         raise InputError("give radii with centres, not with a ClumpTemplate (it has its own radii)")
     q = as_orientation("orientation", orientation)
-    return int(_place(self, template, material, as_vec3("position", position)[None, :], q[None, :],
-                      as_vec3("velocity", velocity)[None, :], as_vec3("angular_velocity", angular_velocity)[None, :])[0])
+    return int(_place(self, template, material, as_vec3("position", position, unit="m")[None, :], q[None, :],
+                      as_vec3("velocity", velocity, unit="m/s")[None, :], as_vec3("angular_velocity", angular_velocity, unit="rad/s")[None, :])[0])
 
 
 def add_clumps(self, template, positions, material, *, orientations=None, velocities=None,
@@ -228,7 +228,7 @@ def add_clumps(self, template, positions, material, *, orientations=None, veloci
     """
     if not isinstance(template, ClumpTemplate):
         raise InputError(f"template must be a contactlab.ClumpTemplate, got {type(template).__name__}")
-    p = as_vec3_array("positions", positions)
+    p = as_vec3_array("positions", positions, unit="m")
     k = p.shape[0]
     if orientations is None:
         q = np.tile([1.0, 0.0, 0.0, 0.0], (k, 1))
@@ -238,6 +238,6 @@ def add_clumps(self, template, positions, material, *, orientations=None, veloci
             raise InputError(f"orientations must be ({k}, 4) quaternions or ({k}, 3, 3) rotation matrices, one per "
                              f"position, got shape {o.shape}")
         q = np.array([as_orientation(f"orientations[{c}]", o[c]) for c in range(k)]).reshape(k, 4)
-    v = np.zeros((k, 3)) if velocities is None else as_vec3_array("velocities", velocities, k)
-    w = np.zeros((k, 3)) if angular_velocities is None else as_vec3_array("angular_velocities", angular_velocities, k)
+    v = np.zeros((k, 3)) if velocities is None else as_vec3_array("velocities", velocities, k, unit="m/s")
+    w = np.zeros((k, 3)) if angular_velocities is None else as_vec3_array("angular_velocities", angular_velocities, k, unit="rad/s")
     return _place(self, template, material, p, q, v, w)

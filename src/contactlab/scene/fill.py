@@ -1,10 +1,13 @@
 """Filling a box region with spheres on a loose lattice (the usual start of a pouring run)."""
 from __future__ import annotations
 
+import math
+
 import numpy as np
 
 from .._arguments import as_int, as_nonnegative, as_positive, as_vec3
 from ..errors import InputError
+from ..magnitudes import check_body_count
 
 __all__ = ["lattice_in_box"]
 
@@ -37,8 +40,8 @@ def lattice_in_box(lower, upper, radius, *, spacing=None, radius_spread=0.0, jit
     positions : (N, 3) float64 array, m
     radii : (N,) float64 array, m
     """
-    lo = as_vec3("lower", lower)
-    hi = as_vec3("upper", upper)
+    lo = as_vec3("lower", lower, unit="m")
+    hi = as_vec3("upper", upper, unit="m")
     r = as_positive("radius", radius, "m")
     spread = as_nonnegative("radius_spread", radius_spread)
     if spread >= 1.0:
@@ -52,13 +55,17 @@ def lattice_in_box(lower, upper, radius, *, spacing=None, radius_spread=0.0, jit
         raise InputError(f"spacing {a!r} m is smaller than the largest diameter {2.0 * r_max!r} m")
     if np.any(hi - lo < 2.0 * r_max):
         raise InputError(f"the box from {lo.tolist()} to {hi.tolist()} is too small for spheres of radius {r_max!r} m")
-    counts = np.floor((hi - lo - 2.0 * r_max) / a).astype(np.int64) + 1
+    per_axis = np.floor((hi - lo - 2.0 * r_max) / a) + 1.0
+    limit = None if max_count is None else as_int("max_count", max_count, low=0)
+    check_body_count(f"a lattice of spacing {a:g} m in the box from {lo.tolist()} to {hi.tolist()}",
+                     min(float(np.prod(per_axis)), math.inf if limit is None else limit),
+                     "give max_count=, a larger radius or spacing, or a smaller box")
+    counts = per_axis.astype(np.int64)
     rng = np.random.default_rng(as_int("seed", seed, low=0))
-    # z-major order: the first spheres are the lowest layer.
-    iz, iy, ix = np.meshgrid(np.arange(counts[2]), np.arange(counts[1]), np.arange(counts[0]), indexing="ij")
-    idx = np.stack([ix.ravel(), iy.ravel(), iz.ravel()], axis=1)
-    if max_count is not None:
-        idx = idx[: as_int("max_count", max_count, low=0)]
+    # z-major order: the first spheres are the lowest layer (only the kept ones are made)
+    total = int(counts[0]) * int(counts[1]) * int(counts[2])
+    k = np.arange(total if limit is None else min(limit, total), dtype=np.int64)
+    idx = np.stack([k % counts[0], (k // counts[0]) % counts[1], k // (counts[0] * counts[1])], axis=1)
     n = idx.shape[0]
     used = (counts - 1) * a
     start = lo + r_max + 0.5 * ((hi - lo - 2.0 * r_max) - used)

@@ -98,9 +98,9 @@ class MeshBuilder:
 
     def add(self, source, material_id: int, velocity, angular_velocity, centre, scale, name) -> int:
         vertices, faces = load_mesh(source, scale)
-        v = as_vec3("velocity", velocity)
-        w = as_vec3("angular_velocity", angular_velocity)
-        c = vertices.mean(axis=0) if centre is None else as_vec3("centre", centre)
+        v = as_vec3("velocity", velocity, unit="m/s")
+        w = as_vec3("angular_velocity", angular_velocity, unit="rad/s")
+        c = vertices.mean(axis=0) if centre is None else as_vec3("centre", centre, unit="m")
         self.triangles.append(vertices[faces])
         self.centres.append(c)
         self.velocities.append(v)

@@ -107,20 +107,20 @@ def _same(value, shape) -> np.ndarray:
 
 def check_one_sphere(position, radius, velocity, angular_velocity):
     """Validate the arguments of ``Scene.add_sphere``; returns arrays of shape (1, 3) / (1,)."""
-    p = as_vec3("position", position)
+    p = as_vec3("position", position, unit="m")
     r = as_positive("radius", radius, "m")
-    v = as_vec3("velocity", velocity)
-    w = as_vec3("angular_velocity", angular_velocity)
+    v = as_vec3("velocity", velocity, unit="m/s")
+    w = as_vec3("angular_velocity", angular_velocity, unit="rad/s")
     return p[None, :], np.array([r]), v[None, :], w[None, :]
 
 
 def check_many_spheres(positions, radii, velocities, angular_velocities):
     """Validate the arguments of ``Scene.add_spheres``; returns (N,3), (N,), (N,3), (N,3) arrays."""
-    p = as_vec3_array("positions", positions)
+    p = as_vec3_array("positions", positions, unit="m")
     n = p.shape[0]
     r = as_positive_array("radii", radii, n, "m")
-    v = np.zeros((n, 3)) if velocities is None else as_vec3_array("velocities", velocities, n)
-    w = np.zeros((n, 3)) if angular_velocities is None else as_vec3_array("angular_velocities", angular_velocities, n)
+    v = np.zeros((n, 3)) if velocities is None else as_vec3_array("velocities", velocities, n, unit="m/s")
+    w = np.zeros((n, 3)) if angular_velocities is None else as_vec3_array("angular_velocities", angular_velocities, n, unit="rad/s")
     return p, r, v, w
 
 

@@ -72,7 +72,7 @@ def set_periodic(self, lower, upper, axes: str = "xyz") -> None:
         lo, hi = as_vec2("lower", lower), as_vec2("upper", upper)
         hi[2] = self.thickness   # the cell's volume is its area times the disks' thickness
     else:
-        lo, hi = as_vec3("lower", lower), as_vec3("upper", upper)
+        lo, hi = as_vec3("lower", lower, unit="m"), as_vec3("upper", upper, unit="m")
     periodic = periodic_axes(axes, self.dimension)
     for a in np.flatnonzero(periodic):
         if not hi[a] > lo[a]:

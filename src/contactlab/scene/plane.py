@@ -27,9 +27,14 @@ import numpy as np
 
 from .._arguments import as_finite, as_float_array, as_vector_array, fmt
 from ..errors import InputError
+from ..magnitudes import check_magnitude, check_magnitudes
 
 __all__ = ["as_vec2", "as_vec2_array", "as_spin", "as_spin_array", "as_plane_angles", "as_semi_axes_2d",
            "in_plane", "disk_mass", "ellipse_properties", "z_quaternions", "DISK_INERTIA_FACTOR"]
+
+#: the unit of a 2-vector by its argument's name (its range: :mod:`contactlab.magnitudes`)
+_UNITS = {"position": "m", "positions": "m", "point": "m", "lower": "m", "upper": "m", "velocity": "m/s",
+          "velocities": "m/s", "gravity": "m/s^2"}
 
 #: a disk's moment of inertia about its axis, as a fraction of ``m r^2`` (solid cylinder)
 DISK_INERTIA_FACTOR = 0.5
@@ -42,12 +47,13 @@ def as_vec2(name: str, value) -> np.ndarray:
         raise InputError(f"{name} must be 2 numbers (x, y) in a 2-D scene, got shape {arr.shape}: {fmt(value)}")
     if not np.all(np.isfinite(arr)):
         raise InputError(f"{name} must be finite, got {arr.tolist()}")
+    check_magnitudes(name, arr, _UNITS.get(name, ""), positive=False)
     return np.array([arr[0], arr[1], 0.0])
 
 
 def as_vec2_array(name: str, value, n: int | None = None) -> np.ndarray:
     """A finite (n, 2) array (one 2-vector is broadcast when ``n`` is given) as (n, 3), z = 0."""
-    arr = as_vector_array(name, value, n, 2, " in a 2-D scene")
+    arr = as_vector_array(name, value, n, 2, " in a 2-D scene", unit=_UNITS.get(name, ""))
     out = np.zeros((arr.shape[0], 3))
     out[:, :2] = arr
     return out
@@ -55,7 +61,7 @@ def as_vec2_array(name: str, value, n: int | None = None) -> np.ndarray:
 
 def as_spin(name: str, value) -> np.ndarray:
     """A finite angular velocity about z (rad/s, one float) as the (3,) array ``(0, 0, w)``."""
-    return np.array([0.0, 0.0, as_finite(name, value)])
+    return np.array([0.0, 0.0, check_magnitude(name, as_finite(name, value), "rad/s", positive=False)])
 
 
 def as_plane_angles(name: str, value, n: int) -> np.ndarray:
@@ -76,7 +82,7 @@ def as_plane_angles(name: str, value, n: int) -> np.ndarray:
 def as_spin_array(name: str, value, n: int) -> np.ndarray:
     """Angular velocities about z, (n,) or one float for all, as (n, 3) arrays ``(0, 0, w)``."""
     out = np.zeros((n, 3))
-    out[:, 2] = as_plane_angles(name, value, n)
+    out[:, 2] = check_magnitudes(name, as_plane_angles(name, value, n), "rad/s", positive=False)
     return out
 
 
@@ -96,7 +102,7 @@ def as_semi_axes_2d(name: str, value, n: int | None = None) -> np.ndarray:
         k = int(np.flatnonzero(bad)[0])
         where = name if n is None else f"{name}[{k}]"
         raise InputError(f"{where} must be 2 finite lengths > 0 m (a, b), got {axes[k].tolist()}")
-    return axes
+    return check_magnitudes(name, axes, "m")
 
 
 def ellipse_properties(density: float, axes: np.ndarray, thickness: float):

@@ -37,6 +37,7 @@ import numpy as np
 from .._arguments import as_int, as_positive, did_you_mean
 from ..distributions import SizeDistribution
 from ..errors import InputError
+from ..magnitudes import check_body_count
 from ..measure.volumes import _BALL, _BOX, _CYLINDER, _section_2d, as_measure_region, region_bounds, region_volume
 from ..packing.levelset import relax_into
 from ..packing.order import checked_order, generated_order
@@ -48,6 +49,13 @@ __all__ = ["random_packing", "METHODS"]
 METHODS = ("random", "relax")
 #: the densest packing of equal spheres (Kepler), and of equal disks (hexagonal)
 _DENSEST = {3: math.pi / math.sqrt(18.0), 2: math.pi / math.sqrt(12.0)}
+
+
+def _mean_volume(distribution, dimension, thickness) -> float:
+    """The mean particle volume (m^3) of ``distribution``, from a sample of its own generator (the
+    fill's draws are not changed)."""
+    r = distribution.sample_radii(4096, np.random.default_rng(0))
+    return float(np.mean(math.pi * r ** 2 * thickness if dimension == 2 else 4.0 / 3.0 * math.pi * r ** 3))
 
 
 def _draw_radii(distribution, rng, dimension, thickness, target_volume, count):
@@ -114,6 +122,10 @@ def random_packing(region, distribution, *, dimension: int = 3, thickness: float
     rng = np.random.default_rng(seed)
     volume = region_volume(reg, dimension=dimension, thickness=thickness)
     target = None if count is not None else packing_fraction * volume
+    check_body_count(f"filling the region with {count} particles" if count is not None else
+                     f"filling {volume:.4g} m^3 at packing fraction {packing_fraction:g}",
+                     count if count is not None else target / _mean_volume(distribution, dimension, thickness),
+                     "give a smaller count or packing fraction, a smaller region or larger sizes")
     radii = _draw_radii(distribution, rng, dimension, thickness, target, count)
     r_max = float(radii.max())
     room = region_room(reg.kind, reg.params, dimension)

@@ -73,7 +73,7 @@ class Scene:
         if self.dimension == 2:
             self.gravity = as_vec2("gravity", (0.0, -9.81) if gravity is None else gravity)
         else:
-            self.gravity = as_vec3("gravity", (0.0, 0.0, -9.81) if gravity is None else gravity)
+            self.gravity = as_vec3("gravity", (0.0, 0.0, -9.81) if gravity is None else gravity, unit="m/s^2")
         self._spheres = SphereBuilder()
         self._walls = WallBuilder()
         self._meshes = MeshBuilder()
@@ -88,6 +88,11 @@ class Scene:
         for k, m in enumerate(self._materials):
             if m is material:
                 return k
+        for m in self._materials:
+            if material.name and m.name == material.name and m.to_dict() != material.to_dict():
+                raise InputError(f"two different materials are both named {material.name!r}: the scene has {m.to_dict()}, "
+                                 f"the one added is {material.to_dict()}; per-material parameters and outputs find "
+                                 f"a material by its name: give each its own (Material(..., name=...))")
         if len(self._materials) >= 65535:
             raise InputError("a scene can hold at most 65535 different materials")
         self._materials.append(material)
@@ -204,7 +209,7 @@ class Scene:
         self._need_3d("fill_box")
         pos, radii = lattice_in_box(lower, upper, radius, spacing=spacing, radius_spread=radius_spread,
                                     jitter=jitter, seed=seed, max_count=max_count)
-        v = as_vec3("velocity", velocity)
+        v = as_vec3("velocity", velocity, unit="m/s")
         return self.add_spheres(pos, radii, material, velocities=np.broadcast_to(v, pos.shape))
 
     def fill(self, region, distribution, material, *, packing_fraction=None, count=None, seed=0,
@@ -241,7 +246,7 @@ class Scene:
         """
         check_material(material)
         v = None if velocity is None else (as_vec2("velocity", velocity) if self.dimension == 2 else
-                                           as_vec3("velocity", velocity))
+                                           as_vec3("velocity", velocity, unit="m/s"))
         pos, radii = random_packing(region, distribution, dimension=self.dimension, thickness=self.thickness,
                                     packing_fraction=packing_fraction, count=count, seed=seed, method=method,
                                     max_attempts=max_attempts, order=order)
@@ -252,8 +257,8 @@ class Scene:
 
     # ------------------------------------------------------------------ other shapes
     def _add_body(self, body: Body, material, velocity, angular_velocity, fixed) -> int:
-        v = as_vec3("velocity", velocity)
-        w = as_vec3("angular_velocity", angular_velocity)
+        v = as_vec3("velocity", velocity, unit="m/s")
+        w = as_vec3("angular_velocity", angular_velocity, unit="rad/s")
         fixed = as_bool("fixed", fixed)
         mid = self._material_id(material)
         return int(self._spheres.add(body.centre[None, :], np.array([body.bounding_radius]), mid, v[None, :],
@@ -282,7 +287,7 @@ class Scene:
         closed form, with polyhedra, rolls and mesh triangles GJK/EPA.
         """
         self._need_3d("add_ellipsoid")
-        body = ellipsoid_body(as_vec3("position", position), semi_axes, as_orientation("orientation", orientation),
+        body = ellipsoid_body(as_vec3("position", position, unit="m"), semi_axes, as_orientation("orientation", orientation),
                               check_material(material).density)
         return self._add_body(body, material, velocity, angular_velocity, fixed)
 
@@ -299,7 +304,7 @@ class Scene:
         ``sim.orientations`` the principal frame.  At most 64 hull vertices.
         """
         self._need_3d("add_polyhedron")
-        body = polyhedron_body(vertices, as_vec3("position", position), as_orientation("orientation", orientation),
+        body = polyhedron_body(vertices, as_vec3("position", position, unit="m"), as_orientation("orientation", orientation),
                                check_material(material).density, mass, inertia)
         return self._add_body(body, material, velocity, angular_velocity, fixed)
 
@@ -340,7 +345,7 @@ class Scene:
         ``sim.positions`` reports its centre of mass (the centre, for a symmetric hull).
         """
         self._need_3d("add_convex_roll")
-        body = roll_body(as_vec3("position", position), as_orientation("orientation", orientation),
+        body = roll_body(as_vec3("position", position, unit="m"), as_orientation("orientation", orientation),
                          hull_coefficients, length, check_material(material).density, mass, inertia)
         return self._add_body(body, material, velocity, angular_velocity, fixed)
 

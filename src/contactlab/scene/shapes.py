@@ -12,6 +12,7 @@ import numpy as np
 from scipy.spatial import ConvexHull, QhullError
 
 from .._arguments import as_float_array, as_positive
+from ..magnitudes import check_magnitudes
 from ..errors import InputError
 from ..geometry.convex_roll import roll_mass_properties, roll_shape_data
 from ..geometry.rotation import quaternion_from_matrix, rotation_matrix
@@ -86,7 +87,7 @@ def ellipsoid_body(position, semi_axes, orientation, density, mass=None, inertia
     axes = as_float_array("semi_axes", semi_axes)
     if axes.shape != (3,) or not np.all(np.isfinite(axes)) or np.any(axes <= 0):
         raise InputError(f"semi_axes must be three lengths > 0 m, got {semi_axes!r}")
-    a, b, c = axes
+    a, b, c = check_magnitudes("semi_axes", axes, "m")
     volume = 4.0 / 3.0 * math.pi * a * b * c
     m = density * volume
     tensor = np.diag([m / 5 * (b * b + c * c), m / 5 * (a * a + c * c), m / 5 * (a * a + b * b)])
@@ -100,6 +101,7 @@ def _hull(vertices):
     v = as_float_array("vertices", vertices)
     if v.ndim != 2 or v.shape[1] != 3 or len(v) < 4 or not np.all(np.isfinite(v)):
         raise InputError(f"vertices must be an (n, 3) array of at least 4 finite points (m), got shape {v.shape}")
+    check_magnitudes("vertices", v, "m", positive=False)
     try:
         hull = ConvexHull(v)
     except QhullError as exc:

@@ -47,14 +47,14 @@ class WallBuilder:
         return self.count - 1
 
     def add(self, point, normal, material_id: int, velocity) -> int:
-        p = as_vec3("wall point", point)
+        p = as_vec3("wall point", point, unit="m")
         n = as_unit_normal("wall normal", normal)
-        v = as_vec3("wall velocity", velocity)
+        v = as_vec3("wall velocity", velocity, unit="m/s")
         return self._append(p, n, material_id, v, WALL_PLANE, np.zeros(N_WALL_SHAPE))
 
     def add_cylinder(self, axis_point, axis_direction, radius, material_id: int, side, length, velocity) -> int:
         """A cylinder wall (arguments as :meth:`contactlab.Scene.add_cylinder_wall`), validated."""
-        p = as_vec3("axis_point", axis_point)
+        p = as_vec3("axis_point", axis_point, unit="m")
         u = as_unit_normal("axis_direction", axis_direction)
         rc = as_positive("radius", radius, "m")
         if not isinstance(side, str) or side not in CYLINDER_SIDES:
@@ -71,7 +71,7 @@ class WallBuilder:
             if not low < high or low == math.inf or high == -math.inf:
                 raise InputError(f"length = (low, high) needs low < high (m along the axis from axis_point), got "
                                  f"{fmt(length)}")
-        v = as_vec3("velocity", velocity)
+        v = as_vec3("velocity", velocity, unit="m/s")
         shape = np.array([rc, CYLINDER_SIDES[side], low, high])
         return self._append(p, u, material_id, v, WALL_CYLINDER, shape)
 
