@@ -18,6 +18,15 @@ contact table and names the cause that the numbers support, as the ``cause`` of 
     law itself, probed quasi-statically) or for the load the contact carries.  That is physics,
     not a numerical failure: allow it (``max_overlap=...``, ``[simulation] max_overlap`` in a
     scene file), or stiffen the contact.
+``"impact_speed"``
+    The bodies closed more in one step than the guard's overlap: the step cannot resolve an impact at
+    that speed (the stability limit counts the contacts' stiffness, not how fast bodies approach).
+    The message names the speed, where it comes from (the scene's initial velocities, gravity over
+    the time run, a wall's motion), the step that resolves it, and what the law would give at that
+    speed with a small step.
+``"too_fast"``
+    A body moves more than its own radius in one step (raised by the run monitor, and before a
+    run by :func:`check_speeds`): it can pass through another body between two steps unseen.
 ``"driven_body"``
     A body whose motion is prescribed (a moving wall or mesh, a kinematic sphere) pushes into a
     body that cannot get away; no force slows a prescribed motion, so the overlap grows at the
@@ -43,7 +52,8 @@ from .observables import pair_data
 from .probe import probe
 from .stability import default_dt_fraction
 
-__all__ = ["diagnose", "initial_overlap_error", "expected_peak_overlap", "loading_work", "NEAR_LIMIT", "CAUSES"]
+__all__ = ["diagnose", "initial_overlap_error", "expected_peak_overlap", "loading_work", "check_speeds", "NEAR_LIMIT",
+           "CAUSES"]
 
 #: a time step at least this fraction of the stability limit is "near" it
 NEAR_LIMIT = 0.5
@@ -51,7 +61,8 @@ NEAR_LIMIT = 0.5
 #: near the limit is taken as unstable
 ENERGY_CREATED = 0.02
 
-CAUSES = ("law_non_finite", "time_step", "soft_contact", "driven_body", "energy_created", "state_non_finite")
+CAUSES = ("law_non_finite", "time_step", "impact_speed", "soft_contact", "driven_body", "energy_created",
+          "state_non_finite", "too_fast")
 
 #: how to allow a larger overlap, formatted with the suggested value
 _ALLOW = ("cl.Simulation(..., max_overlap={0:g}) or, in a scene file, [simulation] max_overlap = {0:g} (the "
@@ -365,9 +376,9 @@ def _overlap_blowup(sim, when: str, base: dict, law_name: str) -> SimulationBlow
     inertial = max(net, default=0.0) / max(abs(pair["normal_force"]), 1e-300)
     details.update(energy_created=created, inertial_share=inertial)
 
-    # 2. the integration is unstable (or the law creates energy)
+    # 2. the integration is unstable near a limit
+    evidence = f"the run has created energy, {_fmt_pct(created)} of what changed form since the start"
     if created > ENERGY_CREATED:
-        evidence = f"the run has created energy, {_fmt_pct(created)} of what changed form since the start"
         if near:
             optimistic = (f" The limit the model gives ({limit:.3g} s) is above this contact's: check the law's "
                           f"declared stability (stability=...)." if local_ratio > dt_ratio and local_ratio >= NEAR_LIMIT
@@ -376,6 +387,33 @@ def _overlap_blowup(sim, when: str, base: dict, law_name: str) -> SimulationBlow
                 f"the time step: {step_text}; near a limit the explicit integration amplifies the contact's "
                 f"oscillation ({evidence}). Use a smaller dt (dt=None picks {default_dt_fraction(sim.contact_model):g} of the "
                 f"limit).{optimistic}"))
+
+    # 3. an impact faster than the step resolves: the bodies closed more in one step than the guard
+    speed = max(pair["closing_speed"], estimate["speed"] if estimate is not None else 0.0)
+    guard = sim.max_overlap * r_small
+    if speed * dt > guard:
+        details.update(impact_speed=speed, travel_per_step=speed * dt)
+        resolving = 0.1 * guard / speed
+        source = _speed_source(sim, a, b, speed)
+        peak = ""
+        if estimate is not None and estimate["reached"]:
+            peak = (f" With that step this law's stiffness stops the impact at about {estimate['peak']:.4g} m, "
+                    f"{_fmt_pct(estimate['peak'] / r_small)} of the radius")
+            if estimate["peak"] > guard:
+                suggestion = _suggest_max_overlap(estimate["peak"] / r_small)
+                peak += (", above the guard too: " + (f"allow it ({_ALLOW.format(suggestion)}), or " if suggestion
+                                                      is not None else "") + "make the contact stiffer or the impact slower")
+            peak += "."
+        elif estimate is not None:
+            peak = " Even with that step this law does not stop the impact within one radius: make it stiffer."
+        return blowup("impact_speed", (
+            f"an impact at {speed:.4g} m/s ({source}) that the time step cannot resolve: the bodies close "
+            f"{speed * dt:.4g} m in one step of dt={dt:.3g} s, more than the {guard:.4g} m overlap the guard allows "
+            f"(the stability limit {limit:.3g} s counts the contacts' stiffness, not how fast bodies approach). "
+            f"A step that resolves it in ten steps or more: dt <= {resolving:.3g} s, or a slower impact.{peak}"))
+
+    # 4. the law creates energy (the step is well below the limits)
+    if created > ENERGY_CREATED:
         return blowup("energy_created", (
             f"{evidence}, although the time step is well below the limits ({step_text}): the contact law creates "
             f"energy (check it with contactlab validate: its energy and objectivity checks), or a value was set by "
@@ -383,7 +421,7 @@ def _overlap_blowup(sim, when: str, base: dict, law_name: str) -> SimulationBlow
     note = (f" The time step is near a limit as well ({step_text}); reduce it too." if near else
             f" The time step is not the cause ({step_text}).")
 
-    # 3. an impact: the overlap the law's stiffness gives for the approach speed
+    # 5. an impact: the overlap the law's stiffness gives for the approach speed
     if estimate is not None and inertial >= 0.5:
         peak, speed = estimate["peak"], estimate["speed"]
         if estimate["reached"]:
@@ -401,7 +439,7 @@ def _overlap_blowup(sim, when: str, base: dict, law_name: str) -> SimulationBlow
             f"is not stopped by this law within one radius.{note} Make the contact stiffer (the law's stiffness, or "
             f"Young's modulus) or the impact slower."))
 
-    # 4. a packing compressed by a prescribed motion
+    # 6. a packing compressed by a prescribed motion
     driven = _driven_bodies(sim)
     power = float(sim.state.boundary_power.sum())
     if driven and power > 0.0:
@@ -411,7 +449,7 @@ def _overlap_blowup(sim, when: str, base: dict, law_name: str) -> SimulationBlow
             f"now): a prescribed motion that compresses a packing raises its forces without bound ({step_text}). "
             f"Stop that motion in time or move it more slowly."))
 
-    # 5. a load in (near) equilibrium: a column, a confined packing
+    # 7. a load in (near) equilibrium: a column, a confined packing
     suggestion = _suggest_max_overlap(ratio * 1.5)
     fix = f"If that is intended, allow it: {_ALLOW.format(suggestion)}; " if suggestion is not None else ""
     stiff = f" (the law's stiffness there: {stiffness:.4g} N/m)" if stiffness else ""
@@ -419,6 +457,48 @@ def _overlap_blowup(sim, when: str, base: dict, law_name: str) -> SimulationBlow
         f"the contact is soft for the load it carries: {pair['normal_force']:.4g} N{stiff}, nearly in equilibrium "
         f"(the net force on the bodies along the normal is {_fmt_pct(inertial)} of it).{note} {fix}otherwise make "
         f"the contact stiffer (the law's stiffness, or Young's modulus) or the load smaller."))
+
+
+def _speed_source(sim, a: dict, b: dict, speed: float) -> str:
+    """Where an approach speed comes from, as far as the numbers say: gravity over the time run can
+    give it, or not (then the scene's velocities, or a wall's or mesh's motion)."""
+    g = float(np.linalg.norm(sim.model.gravity))
+    fallen = g * sim.state.time
+    moving = [side for side in (a, b) if float(np.linalg.norm(side["velocity"])) > 0.0]
+    if any(side["driven"] for side in moving):
+        side = next(side for side in moving if side["driven"])
+        return f"{side['name']} is driven at {float(np.linalg.norm(side['velocity'])):.4g} m/s"
+    if fallen >= 0.5 * speed:
+        return f"gravity {g:.4g} m/s^2 over the {sim.state.time:.4g} s run gives up to {fallen:.4g} m/s"
+    names = " and ".join(f"{side['name']} at {float(np.linalg.norm(side['velocity'])):.4g} m/s" for side in moving)
+    return (f"{names} now; gravity gives at most {fallen:.3g} m/s over the {sim.state.time:.3g} s run, so the speed "
+            f"comes from the velocities the scene started with, or an earlier collision")
+
+
+def check_speeds(sim, dt: float, *, before_run: bool):
+    """The fastest body against its own radius: one moving more than its radius in a step of ``dt``
+    can pass through another between two steps.  Returns the error to raise (an
+    :class:`InputError` before a run, a :class:`SimulationBlowUp` with cause ``"too_fast"`` during
+    one), or None."""
+    s, m = sim.state, sim.model
+    if m.n_bodies == 0 or dt is None:
+        return None
+    with np.errstate(over="ignore", invalid="ignore"):
+        travel = np.sqrt(np.einsum("ij,ij->i", s.velocities, s.velocities)) * dt / m.radius
+    k = int(np.argmax(travel))
+    if not travel[k] > 1.0:
+        return None
+    speed = float(np.linalg.norm(s.velocities[k]))
+    text = (f"{body_name(m, k)} moves at {speed:.4g} m/s, {speed * dt:.4g} m in one step of dt={dt:.3g} s, more "
+            f"than its radius {float(m.radius[k]):.4g} m: it can pass through other bodies between two steps "
+            f"unseen; {int((travel > 1.0).sum())} body(ies) move that fast. ")
+    if before_run:
+        return InputError(text + f"Check its velocity ({s.velocities[k].tolist()} m/s, SI units), or use "
+                                 f"dt <= {0.1 * float(m.radius[k]) / speed:.3g} s.")
+    return SimulationBlowUp(f"at t={s.time:.6g} s (step {s.step}): " + text + "Cause: a speed the time step cannot "
+                            f"follow; use dt <= {0.1 * float(m.radius[k]) / speed:.3g} s or find what accelerates it.",
+                            time=s.time, step=s.step, cause="too_fast", particles=(k,),
+                            details=dict(time=s.time, step=s.step, dt=dt, speed=speed, body=k))
 
 
 def _servo_controlled(state, kind: int, index: int) -> bool:

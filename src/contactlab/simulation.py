@@ -27,7 +27,7 @@ from ._arguments import as_bool, as_finite, as_int, as_positive, as_vec3, checke
 from ._memory import release_free_memory
 from .bonds import BondLog, bond_pairs
 from .cell import PeriodicCell
-from .diagnosis import diagnose, initial_overlap_error
+from .diagnosis import check_speeds, diagnose, initial_overlap_error
 from .engine import layout
 from .engine.launch import debug_probes
 from .engine import servo
@@ -48,6 +48,7 @@ from . import observables
 from .references import body_index, body_pair, material_pair, mesh_index, recorder_target, wall_index
 from .scene import Scene
 from .scene.plane import in_plane
+from .run_length import RunClock, check_run_length, check_small_dt
 from .stability import DEFAULT_DT_FRACTION, check_initial_sphere_overlaps, chosen_dt, stability_limit
 from .state import State
 from .streams.exchange import StreamSet, inlet_stability_limit
@@ -116,6 +117,10 @@ class Simulation:
     allow_unstable_dt : bool
         Accept a ``dt`` above the stability limit with a :class:`~contactlab.errors.StabilityWarning`
         instead of refusing it (default False): for an expert who knows better than the bound.
+    allow_long_run : bool
+        Accept runs that would take more than a week of wall time, and a ``dt`` below a millionth of
+        the stability limit, instead of refusing them with :class:`~contactlab.errors.RunTooLongError`
+        (default False; :mod:`contactlab.run_length`).
     energy_watchdog : float or None
         The energy watchdog (:mod:`contactlab.watchdog`): the run stops with
         :class:`~contactlab.errors.SimulationBlowUp` (``cause == "energy_created"``) when its
@@ -148,14 +153,16 @@ class Simulation:
     def __init__(self, scene: Scene, model: ContactModel, dt: float | None = None, *, skin: float | None = None,
                  max_overlap: float = 0.1, initial_overlap_tolerance: float = 0.02, threads: int | None = None,
                  local_damping: float = 0.0, debug: bool = False, shape_contact: str = "minkowski",
-                 allow_unstable_dt: bool = False, energy_watchdog: float | None = DEFAULT_SHARE):
+                 allow_unstable_dt: bool = False, energy_watchdog: float | None = DEFAULT_SHARE,
+                 allow_long_run: bool = False):
         if not isinstance(scene, Scene):
             raise InputError(f"scene must be a contactlab.Scene, got {type(scene).__name__}")
         model_data, state = scene.finalize()
         self._build(model_data, state, model, dt=dt, skin=skin, max_overlap=max_overlap,
                     initial_overlap_tolerance=initial_overlap_tolerance, threads=threads, local_damping=local_damping,
                     debug=debug, shape_contact=shape_contact, check_initial=True,
-                    allow_unstable_dt=allow_unstable_dt, energy_watchdog=energy_watchdog)
+                    allow_unstable_dt=allow_unstable_dt, energy_watchdog=energy_watchdog,
+                    allow_long_run=allow_long_run)
 
     @classmethod
     def load_checkpoint(cls, path, *, threads: int | None = None, allow_import=()) -> "Simulation":
@@ -188,12 +195,13 @@ class Simulation:
     def _build(self, model_data: Model, state: State, contact_model: ContactModel, *, dt, skin, max_overlap,
                initial_overlap_tolerance, threads, local_damping, debug, shape_contact, check_initial,
                saved_table=None, exclusions=None, bond_log=None, saved_streams=None, allow_unstable_dt=False,
-               energy_watchdog=DEFAULT_SHARE):
+               energy_watchdog=DEFAULT_SHARE, allow_long_run=False):
         """Check the options, derive the time step and build the stepper (a new simulation, or a
         checkpoint's parts with ``saved_table``)."""
         if not isinstance(contact_model, ContactModel):
             raise InputError(f"model must be a contact model such as cl.models.HertzMindlin(...), "
                              f"got {type(contact_model).__name__}")
+        contact_model.check_materials(model_data.materials)
         # the plain arguments first, before anything long (the stability estimate, compilation)
         if dt is not None:
             as_positive("dt", dt, "s")
@@ -201,8 +209,11 @@ class Simulation:
         if self.max_overlap >= 1.0:
             raise InputError(f"max_overlap must be < 1 (a fraction of the smaller radius), got {self.max_overlap!r}")
         self.initial_overlap_tolerance = as_finite("initial_overlap_tolerance", initial_overlap_tolerance)
-        if self.initial_overlap_tolerance < 0:
-            raise InputError(f"initial_overlap_tolerance must be >= 0, got {self.initial_overlap_tolerance!r}")
+        if not 0.0 <= self.initial_overlap_tolerance < 1.0:
+            raise InputError(f"initial_overlap_tolerance must satisfy 0 <= initial_overlap_tolerance < 1 (a fraction "
+                             f"of the smaller radius: at 1 the smaller sphere's centre enters the other, and spheres "
+                             f"whose centres meet have no contact normal and feel no force), got "
+                             f"{self.initial_overlap_tolerance!r}")
         self.local_damping = as_finite("local_damping", local_damping)
         if not 0.0 <= self.local_damping < 1.0:
             raise InputError(f"local_damping must satisfy 0 <= local_damping < 1, got {self.local_damping!r}")
@@ -215,6 +226,11 @@ class Simulation:
             threads = as_int("threads", threads, low=1, high=numba.config.NUMBA_NUM_THREADS)
         #: whether a step above the stability limit is accepted (with a warning) rather than refused
         self.allow_unstable_dt = as_bool("allow_unstable_dt", allow_unstable_dt)
+        #: whether runs beyond a week of wall time, and a dt far below the limit, are accepted
+        #: (:mod:`contactlab.run_length`); ``run(allow_long_run=...)`` decides for one run
+        self.allow_long_run = as_bool("allow_long_run", allow_long_run)
+        #: wall seconds a step took in the last run (its first chunk left out), None before
+        self._seconds_per_step: float | None = None
         #: the energy watchdog's share of the energy in play (None: off), see :mod:`contactlab.watchdog`
         self.energy_watchdog = energy_watchdog_share(energy_watchdog)
         self.threads = threads
@@ -385,6 +401,8 @@ class Simulation:
     def _set_dt(self, value):
         """Validate and set the step (``None``: the default policy), keeping time continuous."""
         dt = chosen_dt(value, self._limit, self.contact_model, self._packing, allow_unstable=self.allow_unstable_dt)
+        if value is not None and not self.allow_long_run:
+            check_small_dt(dt, self._limit.limit, f"the contact {self._limit.case}")
         s = self.state
         s.time_base, s.step_base = s.time, s.step
         self._dt = dt
@@ -405,6 +423,7 @@ class Simulation:
         if not isinstance(model, ContactModel):
             raise InputError(f"model must be a contact model such as cl.models.HertzMindlin(...), "
                              f"got {type(model).__name__}")
+        model.check_materials(self.model.materials)
         old = self.contact_model
         if (model.law_module != old.law_module or model.history_size != old.history_size
                 or model.dissipation_terms != old.dissipation_terms):
@@ -940,12 +959,17 @@ class Simulation:
         self.add_reporter(rec)
         return rec
 
-    def run(self, duration: float | None = None, steps: int | None = None, *, progress=None) -> None:
-        """Advance by ``duration`` seconds (rounded up to whole steps) or by ``steps`` steps.
+    def check_run(self, duration: float | None = None, steps: int | None = None, *,
+                  allow_long_run: bool | None = None) -> int:
+        """Check a run as :meth:`run` would, without stepping: the arguments, a run too long to end
+        (:class:`~contactlab.errors.RunTooLongError`), a body too fast for the step (an
+        :class:`~contactlab.errors.InputError`); returns the number of steps it would take.  For
+        a caller that writes output before it runs (``contactlab run`` checks before it opens its
+        output folder)."""
+        return self._planned_run(duration, steps, allow_long_run)[0]
 
-        ``progress``: ``True`` shows a progress bar on stderr, or pass a callable
-        ``progress(sim, steps_done, steps_total, wall_seconds)`` called between chunks.
-        """
+    def _planned_run(self, duration, steps, allow_long_run):
+        """The number of steps a run takes, and its clock, after the checks that come before it."""
         # the arguments first: a wrong argument is named as such, whatever the simulation's state
         if (duration is None) == (steps is None):
             raise InputError(f"give exactly one of duration (s) or steps, got duration={duration!r}, steps={steps!r}")
@@ -968,6 +992,32 @@ class Simulation:
                              "(sim.dt = 1e-4, s) or pass dt=... to cl.Simulation")
         if steps is None:
             n_total = 0 if self._dt is None else int(math.ceil(d / self._dt - 1e-9))
+        allowed = self.allow_long_run if allow_long_run is None else as_bool("allow_long_run", allow_long_run)
+        asked = None if steps is not None else d
+        if not allowed:
+            check_run_length(n_total, self.model.n_bodies, self._dt, asked, self._seconds_per_step)
+        clock = RunClock(n_total, self._dt, asked, allowed)
+        if n_total > 0:
+            too_fast = check_speeds(self, self._dt, before_run=True)
+            if too_fast is not None:
+                raise too_fast
+        return n_total, clock
+
+    def run(self, duration: float | None = None, steps: int | None = None, *, progress=None,
+            allow_long_run: bool | None = None) -> None:
+        """Advance by ``duration`` seconds (rounded up to whole steps) or by ``steps`` steps.
+
+        ``progress``: ``True`` shows a progress bar on stderr, or pass a callable
+        ``progress(sim, steps_done, steps_total, wall_seconds)`` called between chunks.
+
+        A run that would take more than a week of wall time is refused with
+        :class:`~contactlab.errors.RunTooLongError`: before the first step when even the fastest
+        possible step (or the rate of this simulation's earlier runs) puts it beyond, else after
+        about a second of stepping at the measured rate, stopping where it is
+        (:mod:`contactlab.run_length`).  ``allow_long_run=True`` runs it anyway (default: the
+        simulation's ``allow_long_run``).
+        """
+        n_total, clock = self._planned_run(duration, steps, allow_long_run)
         bar = make_progress(progress)
         start_wall = _time.perf_counter()
         done = 0
@@ -990,6 +1040,10 @@ class Simulation:
                 done += n
                 try:
                     self.monitor.check(self)
+                    if self.state.step % self.monitor.interval == 0:
+                        too_fast = check_speeds(self, self._dt, before_run=False)
+                        if too_fast is not None:
+                            raise too_fast
                 except SimulationBlowUp as err:
                     self.stepper.failure = err
                     raise
@@ -999,6 +1053,9 @@ class Simulation:
                     r.maybe_report(self)
                 if bar is not None:
                     bar(self, done, n_total, _time.perf_counter() - start_wall)
+                clock.step(done, n, elapsed)
+                if clock.seconds_per_step is not None:
+                    self._seconds_per_step = clock.seconds_per_step
                 # aim at ~0.2 s of work per chunk so that progress and interrupts stay responsive
                 if elapsed > 0:
                     chunk = int(min(max(chunk * min(0.2 / elapsed, 2.0), 1), 100000))
@@ -1106,10 +1163,10 @@ class Simulation:
         point) of a mesh wall from now on (a velocity ends its servo control)."""
         q = mesh_index(self.model, mesh)
         if velocity is not None:
-            self.state.mesh_velocities[q] = as_vec3("velocity", velocity)
+            self.state.mesh_velocities[q] = as_vec3("velocity", velocity, unit="m/s")
             servo.release(self.state, servo.KINDS["mesh"], q)
         if angular_velocity is not None:
-            self.state.mesh_angular_velocities[q] = as_vec3("angular_velocity", angular_velocity)
+            self.state.mesh_angular_velocities[q] = as_vec3("angular_velocity", angular_velocity, unit="rad/s")
         self._refresh_forces()
 
     def convex_roll_output(self, body: int) -> dict[str, np.ndarray]:
@@ -1175,7 +1232,7 @@ class Simulation:
 
     def angular_momentum(self, origin: Iterable[float] = (0.0, 0.0, 0.0)) -> np.ndarray:
         """(3,) total angular momentum of the free spheres about ``origin``, kg m^2/s."""
-        return observables.angular_momentum(self.model, self.state, as_vec3("origin", origin))
+        return observables.angular_momentum(self.model, self.state, as_vec3("origin", origin, unit="m"))
 
     def summary(self) -> dict:
         """Numbers for the end-of-run summary (wall time, throughput, contacts, energy balance).

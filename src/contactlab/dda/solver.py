@@ -13,6 +13,7 @@ solve in :mod:`contactlab.dda.pcg`.
 from __future__ import annotations
 
 import math
+import time as _time
 
 import numpy as np
 from scipy.spatial import cKDTree
@@ -20,6 +21,7 @@ from scipy.spatial import cKDTree
 from .._arguments import as_bool, as_finite, as_int, as_nonnegative, as_positive, did_you_mean, fmt
 from ..errors import InputError, SimulationBlowUp
 from ..geometry.shapes import ELLIPSE, KIND_NAMES, SPHERE
+from ..run_length import RunClock, check_run_length
 from ..scene import Scene
 from ..scene.plane import as_vec2
 from . import layout as L
@@ -303,20 +305,31 @@ class DDA:
         return int(self._hist[5].sum())
 
     # ------------------------------------------------------------------ running
-    def run(self, duration, *, max_steps=None) -> "DDA":
-        """Advance by ``duration`` (s) (or until ``max_steps`` steps were taken)."""
+    def run(self, duration, *, max_steps=None, allow_long_run: bool = False) -> "DDA":
+        """Advance by ``duration`` (s) (or until ``max_steps`` steps were taken).
+
+        A run that would take more than a week of wall time (at the fastest possible step before it
+        starts, at the measured rate after about a second) raises
+        :class:`~contactlab.errors.RunTooLongError` unless ``allow_long_run`` (:mod:`contactlab.run_length`)."""
         duration = as_nonnegative("duration", duration, "s")
         limit = np.iinfo(np.int64).max if max_steps is None else as_int("max_steps", max_steps, low=1)
+        allowed = as_bool("allow_long_run", allow_long_run)
+        steps_asked = min(math.ceil(duration / self._dt), limit)     # at least, at the largest step
+        if not allowed:
+            check_run_length(steps_asked, self.n_bodies, self._dt, duration, None)
+        clock = RunClock(steps_asked, self._dt, duration, allowed)
         t_end = self.time + duration
         k = kernels()
         taken = 0
         while taken < limit and self.time < t_end * (1.0 - 1e-14):
             log = np.zeros((min(4096, limit - taken), L.N_LOG))
+            t0 = _time.perf_counter()
             status, steps, time, dt, hist, contacts = k.advance(self._bodies, self._walls, self._loads, self._params,
                                                                 self._ints, self._hist, log, self.time, t_end,
                                                                 self._dt_next, limit - taken)
             self._log_chunks.append(log[:steps].copy())
             taken += steps
+            clock.step(taken, steps, _time.perf_counter() - t0)
             if steps:
                 self.time, self._hist, self._contacts = float(time), hist, contacts
             self._dt_next = float(dt)
