@@ -261,3 +261,21 @@ def test_scene_file_run_from_the_command_line(case, tmp_path, capsys):
     assert re.search(case.message, err), err
     assert "Traceback" not in err
     assert not out.exists() or not any(out.iterdir()), "a refused scene file left output behind"
+
+
+def test_an_inlet_into_an_empty_container_gets_its_step_at_dt_none():
+    """A container holding nothing that can move (a fixed bead, a floor) has no contact that can
+    occur and no step at dt=None; an inlet brings contacts that can occur, and the step is chosen
+    from them (an inlet of smaller spheres later chooses it again, smaller, instead of refusing)."""
+    scene = cl.Scene()
+    scene.add_sphere(position=(0.05, 0, R), radius=R, material=GLASS, fixed=True)
+    scene.add_wall(point=(0, 0, 0), normal=(0, 0, 1), material=GLASS)
+    sim = cl.Simulation(scene, cl.models.HertzMindlin(**HM))
+    assert sim.dt is None
+    sim.add_inlet(_box((-0.01, -0.01, 0.01), (0.01, 0.01, 0.02)), GLASS, rate=1000.0, radius=R)
+    assert sim.dt is not None and sim.dt <= sim.stability_limit
+    first = sim.dt
+    sim.add_inlet(_box((-0.01, -0.01, 0.03), (0.01, 0.01, 0.04)), GLASS, rate=1000.0, radius=R / 4)
+    assert sim.dt < first and sim.dt <= sim.stability_limit
+    sim.run(duration=0.01)
+    assert sim.model.n_bodies > 1

@@ -849,9 +849,11 @@ class Simulation:
                       velocity=v, every=every, start=start, stop=stop, seed=seed, attempts=attempts,
                       max_backlog=max_backlog, dimension=self.model.dimension, thickness=self.model.thickness,
                       anchor_step=self.state.step, time=self.state.time)
-        limit = inlet_stability_limit(self, inlet)
+        limit = inlet_stability_limit(self, inlet, check_dt=not self._dt_auto)
         self.streams.add(inlet)
         self._limit = limit
+        if self._dt_auto:     # dt=None: the step is chosen again with the inlet's spheres counted
+            self._set_dt(None)
         return inlet
 
     def add_outlet(self, region, *, every: int | None = None) -> Outlet:

@@ -147,9 +147,10 @@ def _book_energy(state, model, n_new: int, before: dict, after: dict) -> None:
     e0["outflow"] = e0.get("outflow", 0.0) + inflow - (d_total - d_boundary)
 
 
-def inlet_stability_limit(sim, inlet: Inlet) -> StabilityLimit:
+def inlet_stability_limit(sim, inlet: Inlet, *, check_dt: bool = True) -> StabilityLimit:
     """The stability limit of the bodies of ``sim`` and the smallest sphere ``inlet`` can insert;
-    a :class:`~contactlab.errors.StabilityError` when the run's time step exceeds it."""
+    a :class:`~contactlab.errors.StabilityError` when the run's time step exceeds it (unless not
+    ``check_dt``: a step the simulation chooses itself is chosen again)."""
     m = sim.model
     k, materials = _material_index(m.materials, inlet.material)
     r = inlet.smallest_radius
@@ -157,7 +158,7 @@ def inlet_stability_limit(sim, inlet: Inlet) -> StabilityLimit:
     with_it, _ = resized(m, sim.state, np.ones(m.n_bodies, dtype=bool), probe, materials)
     with debug_probes(sim.debug):
         limit = stability_limit(with_it, sim.contact_model, sim.max_overlap)
-    if sim.dt is not None and sim.dt > limit.limit:
+    if check_dt and sim.dt is not None and sim.dt > limit.limit:
         raise StabilityError(f"add_inlet: its smallest sphere (radius {r!r} m, {inlet.material!r}) needs dt <= "
                              f"{limit.limit:.6g} s (the contact {limit.case}), but the run's dt is {sim.dt!r} s; "
                              f"set sim.dt = ... (or pass dt=... to cl.Simulation) first")
