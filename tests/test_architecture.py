@@ -29,6 +29,11 @@ LAZY_IMPORTS = {
     "pyarrow": "optional dependency (the [ensemble] extra): Parquet files of ensemble results",
     "distributed": "optional dependency (the [ensemble] extra): `contactlab sweep --scheduler` connects to Dask",
 }
+#: modules whose functions import what they need, and why: the command line's subcommands import the
+#: engine only when they run, so that `contactlab --help` and `--version` answer in ~0.1 s, not ~1.5 s
+LAZY_IMPORTERS = {
+    "contactlab.cli": "the command's --help and --version answer without importing the engine",
+}
 #: a module longer than this says in its docstring why it is one concept ("one concept")
 MAX_LINES = 600
 
@@ -136,7 +141,7 @@ def test_function_level_imports_only_for_optional_dependencies():
     bad = []
     for module, path in sorted(MODULES.items()):
         for target, line, nested in _imports(module, path):
-            if nested and target.split(".")[0] not in LAZY_IMPORTS:
+            if nested and target.split(".")[0] not in LAZY_IMPORTS and module not in LAZY_IMPORTERS:
                 bad.append(f"{path.relative_to(PACKAGE.parent)}:{line} imports {target} inside a function")
     assert bad == [], "\n".join(bad)
 

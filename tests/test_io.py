@@ -242,7 +242,7 @@ def test_cli_run_scene_file_and_restart(tmp_path):
 def test_cli_bad_scene_writes_nothing(tmp_path):
     (tmp_path / "bad.toml").write_text(SCENE.replace("[[wall]]", "[[walls]]"))
     res = _cli("run", "bad.toml", "--out", str(tmp_path / "out"), "--quiet", cwd=tmp_path)
-    assert res.returncode == 1
+    assert res.returncode == 2   # refused before it started (1: a run that failed once started)
     assert "unknown table 'walls' (did you mean 'wall'?)" in res.stderr
     assert not (tmp_path / "out").exists()
 

@@ -131,7 +131,12 @@ def add_sweep_parser(sub) -> argparse.ArgumentParser:
                    help="a dotted key of the scene file and its values: START:STOP:N (N values, ends included), "
                         "START:STOP:N:log, or A,B,C; e.g. model.friction=0.2:0.8:7 (repeat for a grid)")
     p.add_argument("--measure", action="append", default=[], metavar="NAME",
-                   help=f"what to measure at the end: {', '.join(MEASURES)}, or module:function (repeatable)")
+                   help="what to measure at the end: " + ", ".join(
+                       f"{name} ({unit})" if unit else name for name, unit in
+                       ((name, {"kinetic_energy": "J", "dissipated_energy": "J", "pile_height": "m",
+                                "angle_of_repose": "degrees", "bulk_density": "kg/m^3"}.get(name))
+                        for name in MEASURES))
+                   + ", or module:function (repeatable); the results table holds them in these units")
     p.add_argument("--duration", type=float, help="simulated time of each member, s (default: the scene's)")
     where = p.add_mutually_exclusive_group()
     where.add_argument("--workers", type=int, help="local worker processes (default: cores / threads per member)")

@@ -41,7 +41,8 @@ from ..state import State
 from .atomic import atomic_write, ensure_writable_folder, remove_stale_temporaries
 from .reporter import Reporter
 
-__all__ = ["save_checkpoint", "read_checkpoint", "Checkpoint", "CheckpointReporter", "FORMAT_VERSION"]
+__all__ = ["save_checkpoint", "read_checkpoint", "check_restart", "Checkpoint", "CheckpointReporter",
+           "FORMAT_VERSION"]
 
 FORMAT_VERSION = 7
 #: older versions this contactlab still reads (converted on reading)
@@ -242,6 +243,15 @@ def _law(path: Path, meta: dict, allow_import: frozenset) -> ContactModel:
                               f"{exc}") from None
 
 
+def _model(data, meta: dict) -> Model:
+    """The frozen model a checkpoint holds."""
+    materials = tuple(Material(**m) for m in meta["materials"])
+    model_arrays = {k: np.array(data[f"model_{k}"]) for k in _MODEL_ARRAYS + _OPTIONAL_MODEL_ARRAYS
+                    if f"model_{k}" in data.files}
+    return Model(materials=materials, mesh_names=tuple(meta["mesh_names"]), dimension=int(meta.get("dimension", 3)),
+                 thickness=float(meta.get("thickness", 1.0)), **model_arrays)
+
+
 def _parts(path: Path, data, meta: dict, allow_import: frozenset = frozenset()) -> Checkpoint:
     version = int(meta["version"])
     law = _law(path, meta, allow_import)   # first: a refused import stops before the arrays are read
@@ -249,11 +259,8 @@ def _parts(path: Path, data, meta: dict, allow_import: frozenset = frozenset()) 
     if missing:
         raise CheckpointError(f"checkpoint {str(path)!r} lacks {', '.join(missing[:5])}"
                               f"{' ...' if len(missing) > 5 else ''}: it is damaged or was not written by contactlab")
-    materials = tuple(Material(**m) for m in meta["materials"])
-    model_arrays = {k: np.array(data[f"model_{k}"]) for k in _MODEL_ARRAYS + _OPTIONAL_MODEL_ARRAYS
-                    if f"model_{k}" in data.files}
-    model = Model(materials=materials, mesh_names=tuple(meta["mesh_names"]), dimension=int(meta.get("dimension", 3)),
-                  thickness=float(meta.get("thickness", 1.0)), **model_arrays)
+    model = _model(data, meta)
+    materials = model.materials
     state = {k: np.array(data[f"state_{k}"]) for k in _STATE_ARRAYS + _OPTIONAL_STATE_ARRAYS
              if f"state_{k}" in data.files}
     table = {k: data[f"table_{k}"] for k in _TABLE_ARRAYS if f"table_{k}" in data.files}
@@ -277,6 +284,123 @@ def _parts(path: Path, data, meta: dict, allow_import: frozenset = frozenset()) 
                       options={k: meta[k] for k in _OPTIONS if k in meta}, streams=streams)
 
 
+def check_restart(path, model: Model, law: ContactModel, *, scene: str = "the scene", first: int = 6) -> float:
+    """Refuse to resume checkpoint ``path`` as the simulation of ``model`` and ``law`` (a scene
+    file's, in ``contactlab run SCENE --restart CHECKPOINT``) when it holds another one; returns
+    the checkpoint's time, s.
+
+    Compared: the contact model (its type and every parameter, as plain data: nothing the file
+    names is imported), the materials (by name, and their properties), the bodies (count, and
+    each one's radius, shape, material and whether it is fixed; not where they are or how they
+    move, which a run changes), the walls (count, kind, normal, material, a cylinder's shape), the
+    meshes, gravity and the dimension.  A mismatch raises
+    :class:`~contactlab.errors.CheckpointError` listing the first ``first`` differences, each with
+    its value in ``scene`` and in the checkpoint; a file that is no checkpoint raises it as
+    :func:`read_checkpoint` does.
+    """
+    path = as_path("check_restart: path", path)
+    data, meta = _read(path)
+    try:
+        missing = [k for k in _required(int(meta["version"])) if k.startswith("model_") and k not in data.files]
+        if missing:
+            raise CheckpointError(f"checkpoint {str(path)!r} lacks {', '.join(missing[:5])}: it is damaged or was not "
+                                  f"written by contactlab")
+        saved, time = _model(data, meta), float(meta["time"])
+        saved_law = meta["contact_model"]
+    except CheckpointError:
+        raise
+    except (KeyError, IndexError, ValueError, TypeError, OSError, EOFError, zipfile.BadZipFile, zlib.error) as exc:
+        raise CheckpointError(f"checkpoint {str(path)!r} is damaged: {type(exc).__name__}: {exc}") from None
+    finally:
+        data.close()
+    found = _differences(model, json.loads(json.dumps(law.to_dict())), saved, saved_law)
+    if found:
+        more = f"; and {len(found) - first} more" if len(found) > first else ""
+        raise CheckpointError(f"checkpoint {str(path)!r} holds another simulation than {scene} (differences, in the "
+                              f"scene / in the checkpoint: {'; '.join(found[:first])}{more}); resume a checkpoint "
+                              f"with the scene file that wrote it")
+    return time
+
+
+def _law_differences(mine, saved, where: str) -> list[str]:
+    if isinstance(mine, dict) and isinstance(saved, dict):
+        if mine.get("type") != saved.get("type"):
+            return [f"{where} type {mine.get('type')!r} / {saved.get('type')!r}"]
+        found = []
+        for key in sorted(set(mine) | set(saved), key=lambda k: (k != "type", str(k))):
+            if key not in mine or key not in saved:
+                found.append(f"{where}.{key} {mine.get(key, '(none)')!r} / {saved.get(key, '(none)')!r}")
+            else:
+                found += _law_differences(mine[key], saved[key], f"{where}.{key}")
+        return found
+    return [] if mine == saved else [f"{where} {mine!r} / {saved!r}"]
+
+
+def _body_differences(what: str, unit: str, mine: np.ndarray, saved: np.ndarray, same) -> list[str]:
+    """The first body (or wall) whose ``what`` differs, and how many do."""
+    differ = np.flatnonzero([not same(a, b) for a, b in zip(mine, saved)])
+    if not len(differ):
+        return []
+    k = int(differ[0])
+    a, b = mine[k], saved[k]
+    a, b = (a.tolist(), b.tolist()) if isinstance(a, np.ndarray) else (a.item() if hasattr(a, "item") else a,
+                                                                     b.item() if hasattr(b, "item") else b)
+    others = f" ({len(differ) - 1} more differ)" if len(differ) > 1 else ""
+    return [f"{what} {k}: {a!r}{unit} / {b!r}{unit}{others}"]
+
+
+def _close(a, b) -> bool:
+    """Equal up to rounding (a value the scene derives, such as a normalised wall normal)."""
+    return bool(np.allclose(a, b, rtol=1e-9, atol=0.0))
+
+
+def _equal(a, b) -> bool:
+    return bool(np.array_equal(a, b))
+
+
+def _differences(model: Model, law: dict, saved: Model, saved_law: dict) -> list[str]:
+    """What differs between a scene's model and law and a checkpoint's (see :func:`check_restart`)."""
+    found = _law_differences(law, saved_law, "model")
+    if model.dimension != saved.dimension:
+        found.append(f"dimension {model.dimension} / {saved.dimension}")
+    if not _close(model.gravity, saved.gravity):
+        found.append(f"gravity {model.gravity.tolist()} / {saved.gravity.tolist()} m/s^2")
+    names = [m.name or f"#{k}" for k, m in enumerate(model.materials)]
+    saved_names = [m.name or f"#{k}" for k, m in enumerate(saved.materials)]
+    same_names = sorted(names) == sorted(saved_names)   # then each body's and wall's material by name
+    if not same_names:
+        found.append(f"materials {', '.join(names)} / {', '.join(saved_names)}")
+    for name, material in zip(names, model.materials):
+        if name in saved_names:
+            mine, theirs = material.to_dict(), saved.materials[saved_names.index(name)].to_dict()
+            found += [f"material {name} {key} {mine[key]!r} / {theirs.get(key)!r}" for key in mine
+                      if mine[key] != theirs.get(key)]
+    if model.n_bodies != saved.n_bodies:
+        found.append(f"bodies {model.n_bodies} / {saved.n_bodies}")
+    else:
+        found += _body_differences("radius of body", " m", model.radius, saved.radius, _close)
+        found += _body_differences("shape of body", "", model.shape_kind, saved.shape_kind, _equal)
+        if same_names:
+            found += _body_differences("material of body", "", np.array(names, dtype=object)[model.material],
+                                       np.array(saved_names, dtype=object)[saved.material], _equal)
+        found += _body_differences("fixed body", "", model.fixed, saved.fixed, _equal)
+        if model.n_clumps != saved.n_clumps:
+            found.append(f"clumps {model.n_clumps} / {saved.n_clumps}")
+    if model.n_walls != saved.n_walls:
+        found.append(f"walls {model.n_walls} / {saved.n_walls}")
+    else:
+        found += _body_differences("kind of wall", "", model.wall_kind, saved.wall_kind, _equal)
+        found += _body_differences("normal of wall", "", model.wall_normal, saved.wall_normal, _close)
+        if same_names:
+            found += _body_differences("material of wall", "", np.array(names, dtype=object)[model.wall_material],
+                                       np.array(saved_names, dtype=object)[saved.wall_material], _equal)
+        found += _body_differences("shape of wall", "", model.wall_shape, saved.wall_shape, _close)
+    if tuple(model.mesh_names) != tuple(saved.mesh_names) or model.n_triangles != saved.n_triangles:
+        found.append(f"meshes {list(model.mesh_names)} ({model.n_triangles} triangles) / {list(saved.mesh_names)} "
+                     f"({saved.n_triangles} triangles)")
+    return found
+
+
 @checked_api
 class CheckpointReporter(Reporter):
     """Write a checkpoint every ``interval`` seconds (or ``every`` steps).
@@ -296,6 +420,9 @@ class CheckpointReporter(Reporter):
         self.path = as_path("CheckpointReporter: path", path)
         self.keep = as_int("CheckpointReporter: keep", keep, low=1)
         self.written: list[Path] = []
+
+    def output_files(self) -> list[Path]:
+        return [self.path]
 
     def attach(self, sim) -> None:
         super().attach(sim)

@@ -2,6 +2,7 @@
 from __future__ import annotations
 
 import time as _time
+from pathlib import Path
 
 from .._arguments import as_bool, as_path, checked_api
 from ..errors import OutputError
@@ -45,6 +46,9 @@ class EnergyCSVReporter(Reporter):
         self._file = None
         self._start = None
 
+    def output_files(self) -> list[Path]:
+        return [self.path]
+
     def attach(self, sim) -> None:
         super().attach(sim)
         ensure_writable_folder(self.path.parent, "CSV output folder")
@@ -79,3 +83,4 @@ class EnergyCSVReporter(Reporter):
         if self._file is not None:
             self._file.close()
             self._file = None
+        super().close(sim)

@@ -347,6 +347,9 @@ def load_scene_file(path, *, overrides: dict | None = None, allow_import=()) -> 
             ctx.fail("output", f"{key} must be true or false, got {output[key]!r}")
     if not isinstance(output["directory"], str):
         ctx.fail("output", f"directory must be a string, got {output['directory']!r}")
+    if not output["directory"].strip():
+        ctx.fail("output", f"directory must name a folder, got {output['directory']!r} (an empty name would write "
+                           f"into the current folder); leave the key out for the default {OUTPUT_DEFAULTS['directory']!r}")
     bonds = None
     if "bonds" in doc:
         ctx.check_keys("bonds", doc["bonds"], _BOND_KEYS)

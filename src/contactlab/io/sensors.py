@@ -82,6 +82,9 @@ class Recorder(Reporter):
             self._rows[q] = []
 
     # ------------------------------------------------------------------ sampling
+    def output_files(self) -> list[Path]:
+        return [] if self.csv_path is None else [self.csv_path]
+
     def attach(self, sim) -> None:
         super().attach(sim)
         sample = self._sample(sim)  # validates the names against the target
@@ -171,6 +174,7 @@ class Recorder(Reporter):
         if self._csv is not None:
             self._csv.close()
             self._csv = None
+        super().close(sim)
 
     # ------------------------------------------------------------------ access
     def __len__(self) -> int:

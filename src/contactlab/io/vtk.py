@@ -34,6 +34,7 @@ The XML uses raw appended binary data (little endian, UInt64 headers): compact a
 """
 from __future__ import annotations
 
+import re
 import xml.etree.ElementTree as ET
 from pathlib import Path
 
@@ -48,7 +49,11 @@ from ..geometry.sphere_cylinder import WALL_PLANE
 from .atomic import atomic_write_bytes, ensure_writable_folder, remove_stale_temporaries
 from .reporter import Reporter
 
-__all__ = ["VTKReporter", "write_polydata", "write_pvd", "read_pvd"]
+__all__ = ["VTKReporter", "write_polydata", "write_pvd", "read_pvd", "SERIES", "series_files"]
+
+#: the series a VTKReporter writes: ``<series>.pvd`` and its frames ``<series>_<k>.vtp``
+SERIES = ("particles", "contacts", "walls", "bonds", "shapes", "meshes")
+_FRAME = re.compile(rf"^(?:{'|'.join(SERIES)})_\d{{6,}}\.vtp$")
 
 #: sides of the polygon a cylinder wall is drawn with
 _TUBE_SIDES = 48
@@ -169,6 +174,16 @@ def read_pvd(path) -> list[tuple[float, str]]:
         raise InputError(f"{str(path)!r} is not a readable ParaView collection (.pvd): {exc}") from None
 
 
+def series_files(directory) -> list[Path]:
+    """The files of VTKReporter series in ``directory`` (collections and frames), sorted; empty
+    for a folder that does not exist."""
+    directory = Path(directory)
+    if not directory.is_dir():
+        return []
+    return sorted(f for f in directory.iterdir()
+                  if (f.suffix == ".pvd" and f.stem in SERIES) or _FRAME.match(f.name))
+
+
 def _frame_index(name: str) -> int:
     try:
         return int(Path(name).stem.rsplit("_", 1)[1])
@@ -207,11 +222,14 @@ class VTKReporter(Reporter):
         self.walls = as_bool("VTKReporter: walls", walls)
         self.bonds = as_bool("VTKReporter: bonds", bonds)
         self.resume = as_bool("VTKReporter: resume", resume)
-        self.frames: dict[str, list] = {"particles": [], "contacts": [], "walls": [], "bonds": [], "shapes": [],
-                                        "meshes": []}
+        self.frames: dict[str, list] = {series: [] for series in SERIES}
         self._surfaces = None
         self._surfaces_model = None
         self._next_index = 0
+
+    def output_files(self) -> list[Path]:
+        """The collection files of its series (each stands for its frames)."""
+        return [self.directory / f"{series}.pvd" for series in SERIES]
 
     def attach(self, sim) -> None:
         super().attach(sim)

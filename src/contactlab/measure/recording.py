@@ -116,6 +116,9 @@ class CoarseGrainReporter(Reporter):
         self.frames: list[tuple[float, str]] = []
         self.fields = None
 
+    def output_files(self) -> list:
+        return [self.directory / f"{self.name}.pvd"]   # and its frames
+
     def attach(self, sim) -> None:
         grid_axes(self.lower, self.upper, self.shape, sim.model.dimension)   # checks the grid before any run
         super().attach(sim)
