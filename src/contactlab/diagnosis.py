@@ -391,7 +391,7 @@ def _overlap_blowup(sim, when: str, base: dict, law_name: str) -> SimulationBlow
     # 3. an impact faster than the step resolves: the bodies closed more in one step than the guard
     speed = max(pair["closing_speed"], estimate["speed"] if estimate is not None else 0.0)
     guard = sim.max_overlap * r_small
-    if speed * dt > guard:
+    if speed * dt > guard and inertial >= 0.5:     # an impact: the contact decelerates the bodies
         details.update(impact_speed=speed, travel_per_step=speed * dt)
         resolving = 0.1 * guard / speed
         source = _speed_source(sim, a, b, speed)
@@ -468,6 +468,9 @@ def _speed_source(sim, a: dict, b: dict, speed: float) -> str:
     if any(side["driven"] for side in moving):
         side = next(side for side in moving if side["driven"])
         return f"{side['name']} is driven at {float(np.linalg.norm(side['velocity'])):.4g} m/s"
+    if g * sim.dt >= 0.5 * speed:
+        return (f"gravity {g:.4g} m/s^2 adds {g * sim.dt:.4g} m/s in one step of {sim.dt:.3g} s: a body resting on "
+                f"a contact falls {0.5 * g * sim.dt ** 2:.3g} m into it in one step")
     if fallen >= 0.5 * speed:
         return f"gravity {g:.4g} m/s^2 over the {sim.state.time:.4g} s run gives up to {fallen:.4g} m/s"
     names = " and ".join(f"{side['name']} at {float(np.linalg.norm(side['velocity'])):.4g} m/s" for side in moving)
