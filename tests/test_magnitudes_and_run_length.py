@@ -279,3 +279,15 @@ def test_an_inlet_into_an_empty_container_gets_its_step_at_dt_none():
     assert sim.dt < first and sim.dt <= sim.stability_limit
     sim.run(duration=0.01)
     assert sim.model.n_bodies > 1
+
+
+def test_per_material_for_a_material_of_other_scenes_is_said_not_refused():
+    """A model made for several scenes may name a material this one lacks (a platen, in the
+    validation battery's scenes): not a misspelling of one it has, so it is said in a warning,
+    not refused, and the run goes on with the model's own values."""
+    model = cl.models.HertzMindlin(**HM, per_material={"platen": {"friction": 0.0}})
+    with pytest.warns(UserWarning, match=r"per_material gives values for the material 'platen', which this scene "
+                                         r"does not have \(its materials: 'glass'\); they are not used here"):
+        sim = cl.Simulation(_scene(), model)
+    sim.run(steps=10)
+    assert sim.step == 10

@@ -22,6 +22,7 @@ import functools
 import importlib
 import inspect
 import math
+import warnings
 from dataclasses import dataclass
 from typing import Any, ClassVar
 
@@ -31,6 +32,7 @@ from .._arguments import as_finite, call_problem, did_you_mean
 from ..errors import ContactlabError, InputError
 from ..magnitudes import check_magnitude
 from ..materials import Material
+from .._stack import user_stack_level
 from .stiffness import ContactSprings, single_contact_limit, verlet_limit  # noqa: F401  (verlet_limit: re-exported)
 
 __all__ = ["Parameter", "HistoryField", "PairCase", "ContactModel", "verlet_limit", "geometry_arrays", "history_size",
@@ -292,15 +294,23 @@ class ContactModel:
         return out
 
     def check_materials(self, materials) -> None:
-        """Refuse ``per_material`` entries for materials that ``materials`` (a scene's) does not
-        hold: a misspelt name would otherwise be dropped silently."""
-        have = [m.name for m in materials]
+        """``per_material`` entries for materials that ``materials`` (a scene's) does not hold: a
+        name close to one it holds is a misspelling and is refused (it would be dropped silently);
+        another is a material of other scenes the model is made for (a platen the validation
+        scenes lack) and is said in a warning, once, since it has no effect here."""
+        have = [m.name for m in materials if m.name]
+        named = ", ".join(repr(h) for h in have) or "none has a name"
         for name, model in self.per_material_names().items():
-            if name not in have:
-                named = ", ".join(repr(h) for h in have if h) or "none has a name"
+            if name in have:
+                continue
+            close = did_you_mean(name, have)
+            if close:
                 raise InputError(f"{model}: per_material gives values for the material {name!r}, which the scene "
-                                 f"does not have{did_you_mean(name, [h for h in have if h])}; its materials: "
-                                 f"{named} (per_material keys are material names, Material(name=...))")
+                                 f"does not have{close}; its materials: {named} (per_material keys are material "
+                                 f"names, Material(name=...))")
+            warnings.warn(f"{model}: per_material gives values for the material {name!r}, which this scene does not "
+                          f"have (its materials: {named}); they are not used here", UserWarning,
+                          stacklevel=user_stack_level())
 
     def material_value(self, name: str, material: Material) -> float:
         """The value of parameter ``name`` for one material (its own, else the model's)."""
