@@ -135,6 +135,9 @@ COMMANDS = [
     Command("run --restart scene duration before the checkpoint",
             lambda e: e.run("--restart", e.checkpoint, scene=e.scene(("duration = 0.001", "duration = 0.0005"))),
             r"edited\.toml: \[simulation\] duration 0\.0005 s is before the time of the --restart checkpoint"),
+    Command("run --restart --duration that cannot end",
+            lambda e: e.run("--restart", e.checkpoint, "--duration", "1e300"),
+            r"the run asked for \(duration=1e\+300 s .* would take .* of wall time"),
     # contactlab run --restart: another scene's checkpoint
     Command("run --restart another friction",
             lambda e: e.run("--restart", e.checkpoint, scene=e.scene(("friction = 0.5", "friction = 0.3"))),

@@ -372,6 +372,9 @@ def _run(args) -> int:
         else:
             sim = spec.build_simulation()
         setup = time.perf_counter() - t0
+        # >= 0: a duration before the checkpoint is refused above
+        remaining = max(duration - sim.time, 0.0)
+        sim.check_run(duration=remaining)   # a run that cannot end, before the output is touched
         print(f"contactlab: ready in {setup:.1f} s; dt = {sim.dt:.4g} s (stability limit {sim.stability_limit:.4g} s)",
               flush=True)
         if args.overwrite and earlier:
@@ -390,7 +393,6 @@ def _run(args) -> int:
         _remove_if_empty(out, created)
         return _refuse(exc)
     try:
-        remaining = max(duration - sim.time, 0.0)   # >= 0: a duration before the checkpoint is refused above
         try:
             sim.run(duration=remaining, progress=(o["progress"] and not args.quiet) or None)
         finally:
