@@ -291,3 +291,14 @@ def test_per_material_for_a_material_of_other_scenes_is_said_not_refused():
         sim = cl.Simulation(_scene(), model)
     sim.run(steps=10)
     assert sim.step == 10
+
+
+def test_the_command_line_insists_with_allow_long_run(tmp_path, capsys):
+    """A dt far below the limit is refused by `contactlab run` unless --allow-long-run (then the
+    ten steps of 1e-12 s run), and the flag is named in the refusal."""
+    path = tmp_path / "scene.toml"
+    path.write_text(TWO_BEADS_ON_A_FLOOR.replace("duration = 0.001", "duration = 1e-11\ndt = 1e-12", 1))
+    assert cli_main(["run", str(path), "--out", str(tmp_path / "a"), "--quiet", "--no-vtk"]) != 0
+    assert "--allow-long-run" in capsys.readouterr().err
+    assert cli_main(["run", str(path), "--out", str(tmp_path / "b"), "--quiet", "--no-vtk", "--allow-long-run"]) == 0
+    assert (tmp_path / "b" / "checkpoint.npz").is_file()

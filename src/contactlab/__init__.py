@@ -16,8 +16,9 @@ import importlib
 import sys
 import types
 
-from .errors import (CheckpointError, ContactlabError, ImportNotAllowedError, InputError, LawError, OutputError,
-                     SceneFileError, SimulationBlowUp, StabilityError, StabilityWarning, StorageOrderWarning,
+from .errors import (CheckpointError, ContactlabError, ImportNotAllowedError, InputError, KernelCacheWarning,
+                     LawError, OutputError,
+                     RunTooLongError, SceneFileError, SimulationBlowUp, StabilityError, StabilityWarning, StorageOrderWarning,
                      UncachedLawWarning)
 
 #: where each public name lives: it is imported when first used (PEP 562), so that `import contactlab`
@@ -92,6 +93,8 @@ __all__ = [
     "StabilityError",
     "CheckpointError",
     "OutputError",
+    "RunTooLongError",
+    "KernelCacheWarning",
     "validate",
     "ensemble",
     "calibrate",

@@ -64,7 +64,7 @@ def _parser(command: str | None = None) -> argparse.ArgumentParser:
     p.add_argument("--version", action="version", version=f"contactlab {__version__}")
     sub = p.add_subparsers(dest="command", required=True)
     if command == "run":
-        from .ensemble.sweep import add_allow_import_argument
+        from .imports import add_allow_import_argument, add_allow_long_run_argument
 
         run = sub.add_parser("run", help=_COMMANDS["run"])
         run.add_argument("scene", nargs="?", help="TOML scene file (default: built-in 10,000-bead settling scene)")
@@ -78,6 +78,7 @@ def _parser(command: str | None = None) -> argparse.ArgumentParser:
         run.add_argument("--quiet", action="store_true", help="no progress bar")
         run.add_argument("--no-vtk", action="store_true", help="do not write VTK files")
         add_allow_import_argument(run)
+        add_allow_long_run_argument(run)
     else:
         sub.add_parser("run", help=_COMMANDS["run"])
     if command == "validate":
@@ -341,6 +342,8 @@ def _run(args) -> int:
                               f"its checkpoint, or another --out")
         if args.threads is not None:
             spec.simulation["threads"] = args.threads
+        if args.allow_long_run:
+            spec.simulation["allow_long_run"] = True
         if args.restart:
             # the checkpoint against the scene, and the time to reach against the checkpoint's, before
             # anything is written or compiled (and before the checkpoint's law is imported)
@@ -374,6 +377,8 @@ def _run(args) -> int:
         setup = time.perf_counter() - t0
         # >= 0: a duration before the checkpoint is refused above
         remaining = max(duration - sim.time, 0.0)
+        if args.allow_long_run:
+            sim.allow_long_run = True       # a checkpoint's own setting, overridden
         sim.check_run(duration=remaining)   # a run that cannot end, before the output is touched
         print(f"contactlab: ready in {setup:.1f} s; dt = {sim.dt:.4g} s (stability limit {sim.stability_limit:.4g} s)",
               flush=True)

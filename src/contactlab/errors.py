@@ -7,7 +7,7 @@ code that validates input keeps working.
 from __future__ import annotations
 
 __all__ = ["ContactlabError", "InputError", "SceneFileError", "StabilityError", "StabilityWarning", "CheckpointError", "OutputError",
-           "ImportNotAllowedError", "RunTooLongError",
+           "ImportNotAllowedError", "RunTooLongError", "KernelCacheWarning",
            "SimulationBlowUp", "LawError", "UncachedLawWarning", "StorageOrderWarning"]
 
 
@@ -65,6 +65,14 @@ class LawError(ContactlabError, ValueError):
 class UncachedLawWarning(UserWarning):
     """A contact law defined in ``__main__`` or a notebook is compiled in this process only (its
     compiled kernels cannot be cached on disk: move it to an importable module to cache them)."""
+
+
+class KernelCacheWarning(UserWarning):
+    """A file of the kernel cache was damaged (empty, truncated, not what was written, unreadable)
+    and has been rebuilt: a generated module rewritten, a kernel recompiled and its Numba file
+    replaced.  One line per damaged file, located at the file; the run goes on with correct code.
+    Seen again on every run, it means that something keeps damaging the cache (a full disk, two
+    processes of different versions writing one folder): clear it (docs/performance.md)."""
 
 
 class StabilityWarning(UserWarning):

@@ -99,3 +99,21 @@ def import_named(module: str, *, allow_import=(), source: str = "a data file's m
     anything is imported when it may not be)."""
     check_import(module, allow_import=allow_import, source=source, what=what)
     return importlib.import_module(module)
+
+
+def add_allow_import_argument(parser) -> None:
+    """``--allow-import MODULE`` (repeatable), for ``contactlab run`` and ``contactlab sweep`` (here,
+    in a light module, so that ``contactlab run --help`` imports nothing heavy)."""
+    parser.add_argument("--allow-import", action="append", default=[], metavar="MODULE",
+                        help="let the scene file (and a --restart checkpoint of run) import MODULE for a user-defined law "
+                             "it names as type = \"MODULE:name\" (a package allows its submodules; repeatable); "
+                             "without it such a file is refused, since importing a module runs its code")
+
+
+def add_allow_long_run_argument(parser) -> None:
+    """``--allow-long-run``: run what :mod:`contactlab.run_length` would refuse (more than a week of
+    wall time, a dt below a millionth of the stability limit)."""
+    parser.add_argument("--allow-long-run", action="store_true",
+                        help="run even when the run would take more than a week of wall time (estimated before it "
+                             "starts and from its first second) or dt is below a millionth of the stability limit; "
+                             "without it such a run is refused with the numbers")

@@ -65,18 +65,10 @@ from numba.core import config as numba_config
 from numba.core.dispatcher import Dispatcher
 from numba.core.serialize import dumps as numba_dumps
 
-from .errors import ContactlabError
+from .errors import ContactlabError, KernelCacheWarning
 
 __all__ = ["cache_dir", "session_dir", "write_module", "dependency_fingerprint", "module_source_hash", "generated_name",
            "KernelCacheWarning", "CheckedCache", "enable_checked_cache"]
-
-
-class KernelCacheWarning(UserWarning):
-    """A file of the kernel cache was damaged (empty, truncated, not what was written, unreadable)
-    and has been rebuilt: a generated module rewritten, a kernel recompiled and its Numba file
-    replaced.  One line per damaged file, located at the file; the run goes on with correct code.
-    Seen again on every run, it means that something keeps damaging the cache (a full disk, two
-    processes of different versions writing one folder): clear it (docs/performance.md)."""
 
 
 def _one_line(exc: BaseException) -> str:

@@ -27,7 +27,7 @@ from pathlib import Path
 import numpy as np
 
 from .._arguments import fmt
-from ..imports import allowed_modules
+from ..imports import add_allow_import_argument, add_allow_long_run_argument, allowed_modules
 from ..errors import ContactlabError, InputError
 from ..io.scenefile import load_scene_file
 from ..laws.registry import named_modules
@@ -37,7 +37,7 @@ from .parameters import parse_values
 from .runner import run
 from .table import write_table
 
-__all__ = ["SceneFile", "add_sweep_parser", "add_allow_import_argument", "sweep_command"]
+__all__ = ["SceneFile", "add_sweep_parser", "add_allow_import_argument", "sweep_command"]  # the argument: re-exported
 
 
 class SceneFile:
@@ -58,13 +58,18 @@ class SceneFile:
     imported the law) are allowed in every member too, since a worker process has imported
     nothing of yours; it is not part of what identifies the ensemble in a checkpoint folder.
     Override values reach the file as TOML data: NumPy scalars and arrays as numbers and lists.
+    ``allow_long_run=True``: every member's simulation accepts runs beyond a week of wall time
+    (:mod:`contactlab.run_length`; ``--allow-long-run``).
     """
 
-    def __init__(self, path, *, reseed: bool = False, allow_import=()):
+    def __init__(self, path, *, reseed: bool = False, allow_import=(), allow_long_run: bool = False):
         self.path = Path(path).resolve()
         if not isinstance(reseed, bool):
             raise InputError(f"reseed must be True or False, got {fmt(reseed)}")
         self.reseed = reseed
+        if not isinstance(allow_long_run, bool):
+            raise InputError(f"allow_long_run must be True or False, got {fmt(allow_long_run)}")
+        self.allow_long_run = allow_long_run
         allowed = allowed_modules(allow_import)
         spec = load_scene_file(self.path, allow_import=allowed)
         self.allow_import = tuple(sorted(allowed | named_modules(spec.model.to_dict())))
@@ -83,6 +88,8 @@ class SceneFile:
             # the member runs on the ensemble's threads_per_member, not on the threads the file
             # asks of `contactlab run` (which would oversubscribe the cores the members share)
             spec.simulation.pop("threads", None)
+        if self.allow_long_run:
+            spec.simulation["allow_long_run"] = True
         return spec.build_simulation()
 
 
@@ -153,15 +160,8 @@ def add_sweep_parser(sub) -> argparse.ArgumentParser:
     p.add_argument("--out", help="results table, .csv or .parquet (default: <scene>-sweep.csv)")
     p.add_argument("--quiet", action="store_true", help="no progress line")
     add_allow_import_argument(p)
+    add_allow_long_run_argument(p)
     return p
-
-
-def add_allow_import_argument(parser) -> None:
-    """``--allow-import MODULE`` (repeatable), for ``contactlab run`` and ``contactlab sweep``."""
-    parser.add_argument("--allow-import", action="append", default=[], metavar="MODULE",
-                        help="let the scene file (and a --restart checkpoint of run) import MODULE for a user-defined law "
-                             "it names as type = \"MODULE:name\" (a package allows its submodules; repeatable); "
-                             "without it such a file is refused, since importing a module runs its code")
 
 
 def sweep_command(args) -> int:
@@ -173,7 +173,8 @@ def sweep_command(args) -> int:
         axes = dict(_parse_param(text) for text in args.param)
         if len(axes) != len(args.param):
             raise InputError("the same --param KEY is given twice; give all its values in one --param")
-        scene = SceneFile(args.scene, reseed=args.replicates > 1, allow_import=args.allow_import)
+        scene = SceneFile(args.scene, reseed=args.replicates > 1, allow_import=args.allow_import,
+                          allow_long_run=args.allow_long_run)
         duration = args.duration if args.duration is not None else scene.duration
         if duration is None:
             raise InputError(f"{args.scene}: no duration given ([simulation] duration or --duration)")

@@ -71,7 +71,7 @@ _V5_ENTRIES = {"boundary_power": ("state", "boundary_power"), "damping_force": (
                "mesh_build_pos": ("table", "mesh_ref_pos"), "mesh_build_quat": ("table", "mesh_ref_quat")}
 #: the options a simulation is resumed with (``Simulation`` keyword arguments)
 _OPTIONS = ("max_overlap", "initial_overlap_tolerance", "threads", "local_damping", "shape_contact", "allow_unstable_dt",
-            "energy_watchdog")
+            "energy_watchdog", "allow_long_run")
 
 
 def _required(version: int) -> list[str]:

@@ -58,7 +58,7 @@ from typing import Any
 import numpy as np
 
 from .._arguments import did_you_mean
-from ..errors import ImportNotAllowedError, InputError, SceneFileError, StabilityError
+from ..errors import ImportNotAllowedError, InputError, RunTooLongError, SceneFileError, StabilityError
 from ..imports import allowed_modules
 from ..laws.registry import (MODELS, bonded_model_names, is_model_data, model_class, model_from_dict,
                               refuse_imports)
@@ -69,7 +69,7 @@ from ..simulation import Simulation
 __all__ = ["SceneSpec", "load_scene_file", "apply_overrides", "default_scene_path", "OUTPUT_DEFAULTS"]
 
 _SIMULATION_KEYS = {"gravity", "dimension", "thickness", "dt", "duration", "threads", "skin", "max_overlap",
-                    "initial_overlap_tolerance", "local_damping", "shape_contact"}
+                    "initial_overlap_tolerance", "local_damping", "shape_contact", "allow_long_run"}
 _BOND_KEYS = {"max_gap"}
 _MATERIAL_KEYS = {"density", "young", "poisson"}
 _SPHERE_KEYS = {"position", "radius", "material", "velocity", "angular_velocity", "fixed"}
@@ -127,6 +127,8 @@ class SceneSpec:
             raise
         except StabilityError as exc:  # dt from [simulation]: still a StabilityError for scripts that catch it
             raise StabilityError(f"{self.path}: [simulation] {exc}") from None
+        except RunTooLongError as exc:  # a dt far below the limit: the same class, for the same reason
+            raise RunTooLongError(f"{self.path}: [simulation] {exc}") from None
         except InputError as exc:  # another argument from [simulation], or the bodies it was given
             raise SceneFileError(f"{self.path}: [simulation] {exc}") from None
         if sim.dt is None:
@@ -326,7 +328,8 @@ def load_scene_file(path, *, overrides: dict | None = None, allow_import=()) -> 
             ctx.fail("simulation", f"dt must be a number of seconds or \"auto\", got {dt!r}"
                                    f"{did_you_mean(dt, ['auto'])}")
         sim_kwargs["dt"] = float(dt)
-    for key in ("threads", "skin", "max_overlap", "initial_overlap_tolerance", "local_damping", "shape_contact"):
+    for key in ("threads", "skin", "max_overlap", "initial_overlap_tolerance", "local_damping", "shape_contact",
+                "allow_long_run"):
         if key in sim_table:
             sim_kwargs[key] = sim_table[key]
     duration = sim_table.get("duration")
