@@ -136,26 +136,33 @@ def heap_angle(sim, *, fit_range=(0.3, 0.8)) -> float:
 
 
 def discharge(sim, *, settle: float = 0.8, chunk: float = 0.25, max_time: float = 6.0,
-              rest: float = 1e-5) -> dict:
+              rest: float = 1e-5, progress: bool = False) -> dict:
     """Let the column settle against the gate for ``settle`` s, open the gate, remove what runs
     off the plate and run in chunks until the kinetic energy is below ``rest`` J (or
-    ``max_time``); returns the angle, the spheres left, the simulated time and the kinetic energy."""
-    sim.run(duration=settle)
+    ``max_time``); returns the angle, the spheres left, the simulated time and the kinetic energy.
+    ``progress=True``: a progress bar while the column settles, then a line per chunk."""
+    sim.run(duration=settle, progress=progress)
     sim.set_active(False, materials=("bead", "gate"))
     sim.add_outlet(cl.packing.regions.half_space((sim.plate_length, 0.0, 0.0), (1.0, 0.0, 0.0)), every=50)
     while sim.time < max_time:
         sim.run(duration=chunk)
+        if progress:
+            print(f"    t = {sim.time:.2f} s of at most {max_time:g} s: {len(sim.positions)} spheres on the plate, "
+                  f"kinetic energy {kinetic(sim):.2e} J (at rest below {rest:g} J)", flush=True)
         if kinetic(sim) < rest and sim.time > settle + 1.0:
             break
     return {"angle": heap_angle(sim), "spheres": len(sim.positions), "time": sim.time, "kinetic": kinetic(sim)}
 
 
-def run_point(friction: float, rolling_friction: float, **sizes) -> dict:
-    """One heap: measured and published angle (degrees) and the wall time (s)."""
+def run_point(friction: float, rolling_friction: float, progress: bool = False, **sizes) -> dict:
+    """One heap: measured and published angle (degrees) and the wall time (s); ``progress``: see
+    :func:`discharge`."""
     t0 = time.perf_counter()
     sim = build(friction, rolling_friction, **sizes)
     n0 = len(sim.positions)
-    r = discharge(sim)
+    if progress:
+        print(f"  heap mu = {friction}, mu_r = {rolling_friction}: {n0} spheres settle against the gate", flush=True)
+    r = discharge(sim, progress=progress)
     r.update(friction=friction, rolling_friction=rolling_friction, initial=n0,
              published=published_angle(friction, rolling_friction), wall=time.perf_counter() - t0, sim=sim)
     return r
@@ -191,14 +198,15 @@ def plot(results, path: str) -> None:
     fig.savefig(path, dpi=120)
 
 
-def main(points=POINTS, plot_path: str | None = None, **sizes) -> list[dict]:
-    """Run the heaps, print measured against published angles; returns the results."""
+def main(points=POINTS, plot_path: str | None = None, progress: bool = False, **sizes) -> list[dict]:
+    """Run the heaps, print measured against published angles; returns the results.
+    ``progress=True``: each heap's progress (:func:`discharge`) before its row."""
     results = []
     print(f"rolling model: {sizes.get('rolling_model', 'spring')}")
     print(f"{'mu':>5} {'mu_r':>5} {'mu_r,pp mm':>10} {'mu_r,pw mm':>10} {'measured':>9} {'Zhou 2002':>9} "
           f"{'spheres':>8} {'t (s)':>6} {'E_kin (J)':>9} {'wall (s)':>8}")
     for friction, rolling in points:
-        r = run_point(friction, rolling, **sizes)
+        r = run_point(friction, rolling, progress=progress, **sizes)
         pp, pw = rolling_lengths(rolling, DIAMETER)
         print(f"{friction:5.2f} {rolling:5.2f} {1e3 * pp:10.3f} {1e3 * pw:10.3f} {r['angle']:9.1f} "
               f"{r['published']:9.1f} {r['spheres']:4d}/{r['initial']:<4d} {r['time']:6.2f} {r['kinetic']:9.1e} "
@@ -222,4 +230,5 @@ if __name__ == "__main__":
                     help="rolling friction coefficients to run (default: 0.2 0.05 0), sliding friction 0.4")
     a = ap.parse_args()
     points = POINTS if a.rolling is None else tuple((0.4, r) for r in a.rolling)
-    main(points, plot_path=a.plot, thickness=a.thickness, plate=a.plate, rolling_model=a.rolling_model)
+    main(points, plot_path=a.plot, progress=True, thickness=a.thickness, plate=a.plate,
+         rolling_model=a.rolling_model)

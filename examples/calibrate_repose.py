@@ -65,7 +65,11 @@ def main(n: int = 500, duration: float = 0.4, workers: int | None = None, max_ev
          popsize: int = 5, out: str | None = "calibration-repose.png", executor=None, verbose: bool = True):
     """Make the targets with a reference run, calibrate, plot; returns (targets, result)."""
     t0 = time.perf_counter()
-    sim, reference = cl.ensemble.run_member(make_heap, measure_heap, {**TRUTH, "n": n}, duration=duration)
+    if verbose:
+        print(f"reference run at {TRUTH} ({n} beads, {duration:g} s simulated)", flush=True)
+    sim = make_heap(**TRUTH, n=n)           # a member as the ensemble runs it, with a progress bar
+    sim.run(duration=duration, progress=verbose)
+    reference = measure_heap(sim)
     targets = {"angle_of_repose": reference["angle_of_repose"], "runout": reference["runout"]}
     if verbose:
         print(f"targets from the reference run at {TRUTH}: angle of repose {targets['angle_of_repose']:.2f} deg, "

@@ -20,8 +20,10 @@ import contactlab as cl
 POWDER = cl.Material(density=1500.0, young=2e6, poisson=0.3, name="powder")
 
 
-def cohesive_powder(per_side=6, layers=8, radius=1e-3, squeeze=0.03, speed=0.05, output="contactlab-out/cohesive_powder"):
-    """Settle, compress by ``squeeze`` of the settled height, release; returns a dict of results."""
+def cohesive_powder(per_side=6, layers=8, radius=1e-3, squeeze=0.03, speed=0.05, output="contactlab-out/cohesive_powder",
+                    progress=False):
+    """Settle, compress by ``squeeze`` of the settled height, release; returns a dict of results.
+    ``progress=True``: a progress bar while the powder settles and a line as each stage ends."""
     rng = np.random.default_rng(1)
     spacing = 2.2 * radius
     width = per_side * spacing
@@ -45,8 +47,11 @@ def cohesive_powder(per_side=6, layers=8, radius=1e-3, squeeze=0.03, speed=0.05,
     sim = cl.Simulation(scene, model=model, local_damping=0.3, max_overlap=0.2)
     if output:
         sim.add_reporter(cl.io.VTKReporter(output, interval=0.01))
-    sim.run(duration=0.15)                          # settle
+    sim.run(duration=0.15, progress=progress)       # settle
     settled = float((sim.positions[:, 2] + sim.model.radius).max())
+    if progress:
+        print(f"settled at t = {sim.time:.3f} s: {sim.n_spheres} spheres, {1e3 * settled:.2f} mm high; "
+              f"the piston comes down", flush=True)
     gap = sim.wall_points[piston, 2] - settled
     sim.set_wall_velocity(piston, (0, 0, -speed))    # approach and compress
     push = []
@@ -56,6 +61,9 @@ def cohesive_powder(per_side=6, layers=8, radius=1e-3, squeeze=0.03, speed=0.05,
         sim.run(steps=max(steps // 40, 1))
         push.append(float(sim.wall_forces()[piston, 2]))
     compressed = float(sim.wall_points[piston, 2])
+    if progress:
+        print(f"compressed at t = {sim.time:.3f} s: piston at {1e3 * compressed:.2f} mm, pushed with up to "
+              f"{max(push):.4f} N; the piston withdraws", flush=True)
     sim.set_wall_velocity(piston, (0, 0, speed))     # release: the piston withdraws
     pull = []
     for _ in range(40):
@@ -72,7 +80,7 @@ def cohesive_powder(per_side=6, layers=8, radius=1e-3, squeeze=0.03, speed=0.05,
 
 
 def main():
-    r = cohesive_powder()
+    r = cohesive_powder(progress=True)
     e = r["energy"]
     print(f"height: settled {1e3 * r['settled']:.2f} mm, piston at {1e3 * r['compressed']:.2f} mm, "
           f"after release {1e3 * r['released']:.2f} mm")

@@ -72,14 +72,18 @@ def probe_cycle(verbose=True):
 
 
 def validate_both(out: Path, quick: bool, verbose=True):
-    """Step 3: the standard battery on the user law and on the built-in one."""
+    """Step 3: the standard battery on the user law and on the built-in one (``verbose``: a line
+    as each group of checks starts, then the table)."""
     reports = {}
+    if verbose:
+        print(f"3. running the {'reduced' if quick else 'full'} validation battery on both laws", flush=True)
     for label, model in (("user law", custom_model()), ("built-in Luding", builtin_model())):
+        log = (lambda line, label=label: print(f"   {label}: {line}", flush=True)) if verbose else None
         reports[label] = cl.validate(model, out=out / label.replace(" ", "_"), material=GLASS, radius=RADIUS,
-                                     quick=quick)
+                                     quick=quick, log=log)
     if verbose:
         names = [c.name for c in reports["user law"].checks]
-        print("3. validation battery (pass/fail):")
+        print("   validation battery (pass/fail):")
         print(f"   {'check':44s} {'user law':>9s} {'Luding':>9s}")
         other = {c.name: c for c in reports["built-in Luding"].checks}
         for c in reports["user law"].checks:
@@ -90,8 +94,9 @@ def validate_both(out: Path, quick: bool, verbose=True):
     return reports
 
 
-def pour(n=10000, duration=0.25, model=None, output: Path | None = None, verbose=True):
-    """Step 4: ``n`` spheres fall from a loose lattice into a box and settle."""
+def pour(n=10000, duration=0.25, model=None, output: Path | None = None, verbose=True, progress=False):
+    """Step 4: ``n`` spheres fall from a loose lattice into a box and settle (``progress=True``:
+    contactlab's progress bar on stderr while it runs)."""
     from contactlab.scene.fill import lattice_in_box
 
     model = model or custom_model()
@@ -112,7 +117,7 @@ def pour(n=10000, duration=0.25, model=None, output: Path | None = None, verbose
     if output is not None:
         sim.add_reporter(cl.io.VTKReporter(output, interval=duration / 5))
     t0 = time.perf_counter()
-    sim.run(duration=duration)
+    sim.run(duration=duration, progress=progress)
     wall = time.perf_counter() - t0
     e = sim.energy()
     out = {"n": len(radii), "steps": sim.step, "dt": sim.dt, "setup_seconds": setup, "wall_seconds": wall,
@@ -135,7 +140,9 @@ def main(argv=None):
     out = Path(args.out)
     probe_cycle()
     validate_both(out / "validation", quick=args.quick)
-    pour(n=1000 if args.quick else 10000, duration=0.1 if args.quick else 0.25, output=out / "pour")
+    n = 1000 if args.quick else 10000
+    print(f"4. pouring {n} spheres (the progress bar on stderr)", flush=True)
+    pour(n=n, duration=0.1 if args.quick else 0.25, output=out / "pour", progress=True)
 
 
 if __name__ == "__main__":

@@ -13,11 +13,11 @@ import contactlab as cl
 
 
 def settle_ellipses(columns: int = 15, rows: int = 12, size: float = 1e-3, seed: int = 0, duration: float = 0.4,
-                    vtk_folder=None):
+                    vtk_folder=None, progress: bool = False):
     """Drop ``columns x rows`` ellipses (semi-major axis ``size``, aspect ratios 1-2.5, random
     angles) into a box of line walls and let them settle.  Returns the simulation and the mean of
     ``|cos|`` of the major axes' angle to the floor over the bodies (0.64 for random angles, 1 when
-    all lie flat)."""
+    all lie flat).  ``progress=True``: contactlab's progress bar on stderr while they settle."""
     rng = np.random.default_rng(seed)
     glass = cl.Material(density=2500.0, young=1e7, poisson=0.3)
     scene = cl.Scene(dimension=2, gravity=(0.0, -9.81), thickness=2e-3)
@@ -34,7 +34,7 @@ def settle_ellipses(columns: int = 15, rows: int = 12, size: float = 1e-3, seed:
     sim = cl.Simulation(scene, cl.models.HertzMindlin(restitution=0.3, friction=0.4), local_damping=0.1)
     if vtk_folder is not None:
         sim.add_reporter(cl.io.VTKReporter(vtk_folder, interval=duration / 40))
-    sim.run(duration=duration)
+    sim.run(duration=duration, progress=progress)
     sim.close()
     q = sim.orientations
     angle = 2.0 * np.arctan2(q[:, 3], q[:, 0])
@@ -42,7 +42,7 @@ def settle_ellipses(columns: int = 15, rows: int = 12, size: float = 1e-3, seed:
 
 
 if __name__ == "__main__":
-    sim, lying = settle_ellipses(vtk_folder="ellipses_2d_vtk")
+    sim, lying = settle_ellipses(vtk_folder="ellipses_2d_vtk", progress=True)
     e = sim.energy()
     print(f"{sim.n_spheres} ellipses, {sim.n_contacts()} contacts after {sim.time:.2f} s")
     print(f"mean |cos| of the major axes to the floor: {lying:.3f} (random: 0.637)")

@@ -24,7 +24,9 @@ def random_quaternions(n, rng):
     return q / np.linalg.norm(q, axis=1, keepdims=True)
 
 
-def main(count=200, vtk=None, duration=0.6, seed=2):
+def main(count=200, vtk=None, duration=0.6, seed=2, progress=False):
+    """Settle ``count`` ellipsoids for ``duration`` s, printing the energy six times; returns the
+    simulation.  ``progress=True``: contactlab's progress bar on stderr between those lines."""
     rng = np.random.default_rng(seed)
     grain = cl.Material(density=2500.0, young=2e7, poisson=0.3, name="grain")
     scene = cl.Scene(gravity=(0.0, 0.0, -9.81))
@@ -45,7 +47,7 @@ def main(count=200, vtk=None, duration=0.6, seed=2):
         sim.add_reporter(cl.io.VTKReporter(vtk, interval=0.02))
     print(f"{sim.n_spheres} ellipsoids, dt = {sim.dt:.3g} s")
     for k in range(6):
-        sim.run(duration=duration / 6)
+        sim.run(duration=duration / 6, progress=progress)
         e = sim.energy()
         print(f"t = {sim.time:.3f} s: kinetic {e['kinetic']:.3e} J, rotational {e['rotational']:.3e} J, "
               f"contacts {sim.n_contacts()}, balance error {e['balance_error']:.2e} J")
@@ -63,4 +65,4 @@ if __name__ == "__main__":
     parser.add_argument("--count", type=int, default=200)
     parser.add_argument("--vtk", default=None)
     a = parser.parse_args()
-    main(a.count, a.vtk)
+    main(a.count, a.vtk, progress=True)

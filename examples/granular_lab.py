@@ -22,8 +22,10 @@ import contactlab as cl
 from contactlab.packing import regions
 
 
-def granular_lab(width=0.02, height=0.04, median=2e-3, duration=0.3, output="lab-out", seed=1, threads=None):
-    """Fill, settle and measure (sizes in m, duration in s); returns the measurements as a dict."""
+def granular_lab(width=0.02, height=0.04, median=2e-3, duration=0.3, output="lab-out", seed=1, threads=None,
+                 progress=False):
+    """Fill, settle and measure (sizes in m, duration in s); returns the measurements as a dict.
+    ``progress=True``: contactlab's progress bar on stderr while the beads settle."""
     out = Path(output)
     glass = cl.Material(density=2500.0, young=1e7, poisson=0.3, name="glass")
     scene = cl.Scene(gravity=(0.0, 0.0, -9.81))
@@ -40,7 +42,7 @@ def granular_lab(width=0.02, height=0.04, median=2e-3, duration=0.3, output="lab
     probe = regions.box((margin, margin, margin), (width - margin, width - margin, height / 3))
     rec = sim.record("pressure", "packing_fraction", "coordination", region=probe, interval=duration / 40,
                      csv=out / "sensor.csv")
-    sim.run(duration=duration)
+    sim.run(duration=duration, progress=progress)
     sim.close()
 
     sigma = cl.measure.stress(sim, probe)                              # Pa, compression positive
@@ -82,7 +84,7 @@ def granular_lab(width=0.02, height=0.04, median=2e-3, duration=0.3, output="lab
 
 
 if __name__ == "__main__":
-    r = granular_lab()
+    r = granular_lab(progress=True)
     print(f"{r['beads']} beads, bed {1000 * r['bed_height']:.1f} mm high, kinetic energy {r['kinetic_energy']:.2e} J")
     print(f"probe: packing fraction {r['packing_fraction']:.3f} (bed {r['bed_packing_fraction']:.3f}), "
           f"Z = {r['coordination']:.2f}, Z_m = {r['mechanical_coordination']:.2f} "

@@ -45,13 +45,16 @@ def build(n_target=1500, radius=1.5e-3, seed=1):
     return scene, beads, gate
 
 
-def main(n_spheres=1500, vtk=None, settle=0.35, discharge=0.4):
+def main(n_spheres=1500, vtk=None, settle=0.35, discharge=0.4, progress=False):
+    """Settle against the gate for ``settle`` s, discharge for ``discharge`` s; returns the simulation,
+    the measured flow rate and Beverloo's (kg/s).  ``progress=True``: contactlab's progress bar
+    while the bed settles, then a line per twentieth of the discharge."""
     scene, beads, gate = build(n_spheres)
     sim = cl.Simulation(scene, model=cl.models.HertzMindlin(restitution=0.3, friction=0.5, rolling_friction=0.05))
     if vtk:
         sim.add_reporter(cl.io.VTKReporter(vtk, interval=0.01))
     print(f"{sim.n_spheres} spheres, {sim.model.n_triangles} hopper triangles, dt = {sim.dt:.3g} s")
-    sim.run(duration=settle, progress=True)
+    sim.run(duration=settle, progress=progress)
     load = sim.mesh_forces()[0]
     weight = float(sim.model.mass.sum() * 9.81)
     print(f"settled: the hopper carries {-load[2] / weight:.1%} of the weight, the gate {-sim.wall_forces()[0, 2] / weight:.1%}")
@@ -70,6 +73,9 @@ def main(n_spheres=1500, vtk=None, settle=0.35, discharge=0.4):
         sim.run(duration=discharge / steps)
         times.append(sim.time)
         masses.append(below())
+        if progress:
+            print(f"  discharge {k + 1}/{steps}: t = {sim.time:.3f} s, {masses[-1] / sim.model.mass.sum():.1%} of the "
+                  f"mass below the outlet", flush=True)
     times, masses = np.array(times), np.array(masses)
     flowing = masses > 0.1 * masses[-1]
     rate = np.polyfit(times[flowing], masses[flowing], 1)[0] if flowing.sum() > 2 else float("nan")
@@ -88,4 +94,4 @@ if __name__ == "__main__":
     parser.add_argument("--spheres", type=int, default=1500)
     parser.add_argument("--vtk", default=None)
     a = parser.parse_args()
-    main(a.spheres, a.vtk)
+    main(a.spheres, a.vtk, progress=True)

@@ -14,6 +14,7 @@ Run:  python examples/isotropic_compression.py [--per-side 6] [--strain 0.1] [--
 from __future__ import annotations
 
 import argparse
+import time
 
 import numpy as np
 
@@ -51,10 +52,11 @@ def lateral_area_pairs(wall):
     return [p for p in pairs if wall not in p]
 
 
-def compress_isotropically(sim, pressure, *, max_speed=0.1, tolerance=0.01, max_time=0.5, check_every=0.002):
+def compress_isotropically(sim, pressure, *, max_speed=0.1, tolerance=0.01, max_time=0.5, check_every=0.002,
+                           progress=None):
     """Servo all six walls to ``pressure`` (Pa; walls at most ``max_speed`` m/s) and run until every
     wall's stress is within ``tolerance`` of it and the spheres are at rest; returns the time it
-    took (s)."""
+    took (s).  ``progress(time, stresses, kinetic / elastic)`` is called at every check."""
     for w in range(6):
         sim.servo_wall(w, target_stress=pressure, area_from=lateral_area_pairs(w), max_speed=max_speed)
     start = sim.time
@@ -63,6 +65,8 @@ def compress_isotropically(sim, pressure, *, max_speed=0.1, tolerance=0.01, max_
         stress = sim.servo_status()["stress"]
         kinetic = sim.energy()["kinetic"]
         elastic = sim.energy()["elastic"]
+        if progress:
+            progress(sim.time, stress, kinetic / max(elastic, 1e-300))
         if np.all(np.abs(stress / pressure - 1.0) < tolerance) and kinetic < 1e-4 * elastic:
             return sim.time - start
     raise RuntimeError(f"no isotropic equilibrium at {pressure} Pa within {max_time} s: stresses {stress}")
@@ -74,10 +78,11 @@ def box_size(sim):
     return np.array([p[X1, 0] - p[X0, 0], p[Y1, 1] - p[Y0, 1], p[TOP, 2] - p[BOTTOM, 2]])
 
 
-def axial_loading(sim, pressure, *, strain=0.1, rate=1.0, samples=20):
+def axial_loading(sim, pressure, *, strain=0.1, rate=1.0, samples=20, progress=None):
     """Strain control: the top wall moves down at ``rate`` (1/s) times the initial height, the
     bottom wall stops, the lateral walls stay servo-controlled at ``pressure``.  Returns rows of
-    (axial strain, deviator stress q (Pa), mean lateral stress (Pa), volumetric strain)."""
+    (axial strain, deviator stress q (Pa), mean lateral stress (Pa), volumetric strain);
+    ``progress(row)`` is called with each row as it is measured."""
     size0 = box_size(sim)
     sim.set_wall_velocity(BOTTOM, (0.0, 0.0, 0.0))
     sim.set_wall_velocity(TOP, (0.0, 0.0, -rate * size0[2]))
@@ -90,6 +95,8 @@ def axial_loading(sim, pressure, *, strain=0.1, rate=1.0, samples=20):
         lateral = sim.servo_status()["stress"]
         rows.append((1.0 - size[2] / size0[2], axial - pressure, float(lateral.mean()),
                      1.0 - np.prod(size) / np.prod(size0)))
+        if progress:
+            progress(rows[-1])
     return np.array(rows)
 
 
@@ -102,16 +109,27 @@ def main(argv=None):
                                                                      "not depend on it)")
     args = parser.parse_args(argv)
     sim = build(args.per_side, threads=args.threads)
-    print(f"{sim.n_spheres} spheres, dt = {sim.dt:.3g} s")
-    took = compress_isotropically(sim, args.pressure)
+    print(f"{sim.n_spheres} spheres, dt = {sim.dt:.3g} s", flush=True)
+    last = [time.perf_counter()]
+
+    def report(t, stress, ratio):          # a line at most every 5 s of wall time while compressing
+        if time.perf_counter() - last[0] >= 5.0:
+            last[0] = time.perf_counter()
+            print(f"  t = {t:.3f} s: wall stresses {np.round(stress / 1e3, 2)} kPa, kinetic / elastic {ratio:.2e}",
+                  flush=True)
+
+    took = compress_isotropically(sim, args.pressure, progress=report)
     size = box_size(sim)
     solid = np.sum(4.0 / 3.0 * np.pi * sim.model.radius**3)
     print(f"isotropic state after {took:.3f} s: wall stresses {np.round(sim.servo_status()['stress'] / 1e3, 2)} kPa, "
           f"solid fraction {solid / np.prod(size):.3f}")
-    rows = axial_loading(sim, args.pressure, strain=args.strain)
-    print(" axial strain   q (kPa)   lateral stress (kPa)   volumetric strain")
-    for eps, q, lat, vol in rows:
-        print(f"   {eps:8.4f}   {q / 1e3:8.2f}   {lat / 1e3:10.2f}             {vol:+.4f}")
+    print(" axial strain   q (kPa)   lateral stress (kPa)   volumetric strain", flush=True)
+
+    def row(r):                            # each row as it is measured
+        eps, q, lat, vol = r
+        print(f"   {eps:8.4f}   {q / 1e3:8.2f}   {lat / 1e3:10.2f}             {vol:+.4f}", flush=True)
+
+    rows = axial_loading(sim, args.pressure, strain=args.strain, progress=row)
     return sim, rows
 
 

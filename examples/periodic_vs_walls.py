@@ -103,9 +103,10 @@ def at_rest(sim):
     return e["kinetic"] < 1e-4 * e["elastic"]
 
 
-def compress_to(per, box, pressure, *, tolerance=0.005, max_time=1.0, check_every=0.01):
+def compress_to(per, box, pressure, *, tolerance=0.005, max_time=1.0, check_every=0.01, progress=None):
     """(a): servo the cell's three lengths and the six walls to ``pressure`` (Pa) and run both
-    until each is at rest with its servo's stresses within ``tolerance``; returns the time (s)."""
+    until each is at rest with its servo's stresses within ``tolerance``; returns the time (s).
+    ``progress(time, cell stresses, wall stresses)`` (s, Pa) is called at every check."""
     for axis in "xyz":
         per.cell.servo(axis, pressure, max_rate=2.0)
     side = per.cell.lengths[0]
@@ -114,6 +115,8 @@ def compress_to(per, box, pressure, *, tolerance=0.005, max_time=1.0, check_ever
     while per.time < max_time:
         per.run(duration=check_every)
         box.run(duration=check_every)
+        if progress:
+            progress(per.time, per.cell.stress(), box.servo_status()["stress"])
         done_per = np.all(np.abs(per.cell.stress() / pressure - 1) < tolerance) and at_rest(per)
         done_box = np.all(np.abs(box.servo_status()["stress"] / pressure - 1) < tolerance) and at_rest(box)
         if done_per and done_box:
@@ -155,11 +158,12 @@ def compare_at_same_stress(per, box, radius):
     )
 
 
-def same_strain(n, final_volume, *, seed=1, rate=2.0, rest=0.05):
+def same_strain(n, final_volume, *, seed=1, rate=2.0, rest=0.05, progress=False):
     """(b): from a fresh fill, shrink the cell at the constant face velocity ``rate L/2`` and move
     the six walls in at the same velocities until the volume is ``final_volume`` (m^3), stop, let
     both rest for ``rest`` s; returns (periodic mean stress, box mean stress over its volume, box
-    volume) or raises SimulationBlowUp if the walled box's overlaps pass the guard."""
+    volume) or raises SimulationBlowUp if the walled box's overlaps pass the guard.
+    ``progress=True``: contactlab's progress bar on stderr for each of the four runs."""
     per, box, side = build_pair(n, seed=seed)
     duration = (side - final_volume ** (1 / 3)) / (rate * side)
     per.cell.set_strain_rate((-rate,) * 3)
@@ -168,13 +172,13 @@ def same_strain(n, final_volume, *, seed=1, rate=2.0, rest=0.05):
         v[a] = 0.5 * rate * side
         box.set_wall_velocity(2 * a, v)
         box.set_wall_velocity(2 * a + 1, -v)
-    per.run(duration=duration)
-    box.run(duration=duration)
+    per.run(duration=duration, progress=progress)
+    box.run(duration=duration, progress=progress)
     per.cell.set_strain_rate((0.0,) * 3)
     for w in range(6):
         box.set_wall_velocity(w, (0.0, 0.0, 0.0))
-    per.run(duration=rest)
-    box.run(duration=rest)
+    per.run(duration=rest, progress=progress)
+    box.run(duration=rest, progress=progress)
     lo, hi = box_bounds(box)
     return (cl.measure.mean_stress(cl.measure.stress(per, kinetic="none")), cl.measure.mean_stress(box_stress(box)),
             float(np.prod(hi - lo)))
@@ -188,10 +192,19 @@ def main(argv=None):
     args = parser.parse_args(argv)
     radius = 1e-3
     results = []
+    last = [0.0]
+
+    def report(t, cell, walls):            # a line at most every 5 s of wall time while compressing
+        if time.perf_counter() - last[0] >= 5.0:
+            last[0] = time.perf_counter()
+            print(f"    (a) t = {t:.2f} s: cell stresses {np.round(cell, 1)} Pa, wall stresses {np.round(walls, 1)} Pa",
+                  flush=True)
+
     for n in args.sizes:
-        start = time.perf_counter()
+        start = last[0] = time.perf_counter()
         per, box, side = build_pair(n, radius=radius, seed=args.seed)
-        compress_to(per, box, args.pressure)
+        print(f"N = {n}: (a) compressing the periodic cell and the walled box to {args.pressure:g} Pa", flush=True)
+        compress_to(per, box, args.pressure, progress=report)
         a = compare_at_same_stress(per, box, radius)
         print(f"\n(a) N = {n}, box side {a['side_in_diameters']:.1f} diameters, same target {args.pressure:g} Pa "
               f"({time.perf_counter() - start:.0f} s)")
@@ -206,7 +219,8 @@ def main(argv=None):
         start = time.perf_counter()
         final = float(np.prod(box_bounds(box)[1] - box_bounds(box)[0]))
         try:
-            p_per, p_box, v_box = same_strain(n, final, seed=args.seed)
+            print(f"N = {n}: (b) straining both to the walled box's volume (progress bars on stderr)", flush=True)
+            p_per, p_box, v_box = same_strain(n, final, seed=args.seed, progress=True)
             b = f"periodic {p_per:.3g} Pa, walled box {p_box:.4g} Pa (ratio {p_box / max(p_per, 1e-300):.3g})"
         except cl.SimulationBlowUp as err:
             b = f"the walled box's overlaps passed the guard ({str(err).split(':')[1].strip()[:60]}...)"

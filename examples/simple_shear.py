@@ -33,9 +33,13 @@ def simple_shear(*, side=0.014, pressure=2e4, shear_rate=5.0, strain=0.3, seed=1
     # 1. isotropic compression to the pressure (stress servo on the three lengths)
     for axis in "xyz":
         sim.cell.servo(axis, pressure, max_rate=2.0)
-    for _ in range(40):
+    for k in range(40):
         sim.run(duration=0.01)
-        if abs(cl.measure.mean_stress(cl.measure.stress(sim, kinetic="none")) / pressure - 1) < 0.01:
+        p = cl.measure.mean_stress(cl.measure.stress(sim, kinetic="none"))
+        if verbose:
+            print(f"compressing {k + 1}/40 (at most): t = {sim.time:.2f} s, p = {p:.4g} Pa of {pressure:g} Pa",
+                  flush=True)
+        if abs(p / pressure - 1) < 0.01:
             break
     if verbose:
         p = cl.measure.mean_stress(cl.measure.stress(sim))

@@ -253,11 +253,11 @@ def main(argv=None):
     t0 = time.perf_counter()
     sim = build(a.n, mu_prep=a.mu_prep, young=a.young, seed=a.seed, threads=a.threads)
     print(f"{sim.n_spheres} spheres, dt = {sim.dt:.3g} s", flush=True)
-    every = [0]
+    last = [time.perf_counter()]
 
-    def report(t, stress, ratio):
-        every[0] += 1
-        if every[0] % 10 == 0:
+    def report(t, stress, ratio):          # a line at most every 5 s of wall time while settling
+        if time.perf_counter() - last[0] >= 5.0:
+            last[0] = time.perf_counter()
             print(f"  t = {t:.3f} s: wall stresses {np.round(stress / 1e3, 2)} kPa, kinetic / elastic {ratio:.2e}",
                   flush=True)
 
@@ -268,7 +268,7 @@ def main(argv=None):
     print(f"compressed with mu = {a.mu_prep} in {took:.3f} s simulated: packing fraction {s['packing_fraction']:.4f}, "
           f"Z = {s['coordination']:.2f} ({time.perf_counter() - t0:.0f} s)", flush=True)
     sim.set_model(law(a.mu))
-    took = settle(sim, a.pressure)
+    took = settle(sim, a.pressure, progress=report)
     s = sample_state(sim)
     print(f"at rest with mu = {a.mu} after {took:.3f} s: walls {s['sigma1_wall']:.1f} / {s['sigma3_wall']:.1f} Pa, "
           f"Love-Weber {np.round(np.diag(s['lw_tensor']), 1)} Pa, packing fraction {s['packing_fraction']:.4f}, "
