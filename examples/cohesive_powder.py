@@ -9,7 +9,8 @@ push and pull on the piston and where the energy went (viscous and plastic, per 
 ParaView files (spheres and force chains with per-contact energy) to
 ``contactlab-out/cohesive_powder/``.
 
-Run:  python examples/cohesive_powder.py      (about a minute the first time: compilation)
+Run:  python examples/cohesive_powder.py      (about 5 minutes on a shared 2-core machine once compiled;
+the first run on a machine compiles the kernels first, about 30-50 s on a 2-core machine)
 """
 from __future__ import annotations
 

@@ -6,7 +6,8 @@ bending, shear and tension; the script prints how many broke and why, where the 
 writes ParaView files (spheres, force chains, and every bond with its state, breakage time and
 reason) to ``contactlab-out/ice_sheet/``.
 
-Run:  python examples/ice_sheet.py      (about a minute the first time: compilation)
+Run:  python examples/ice_sheet.py      (a few seconds once compiled; the first run on a machine
+compiles the kernels first, about 30-50 s on a 2-core machine)
 """
 from __future__ import annotations
 

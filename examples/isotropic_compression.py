@@ -9,7 +9,8 @@ the deviator stress ``q = sigma_axial - p`` against the axial strain, with the l
 (which the servo keeps at ``p``) and the volumetric strain.
 
 Run:  python examples/isotropic_compression.py [--per-side 6] [--strain 0.1] [--threads 1]
-(216 spheres: ~15 s on one core once compiled, ~30 s to compile the first time)
+(216 spheres: ~15 s on one core once compiled; the first run on a machine compiles the kernels
+first, about 30-50 s on a 2-core machine)
 """
 from __future__ import annotations
 

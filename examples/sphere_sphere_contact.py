@@ -8,7 +8,8 @@
 2. Newton's cradle as a horizontal row of five balls, 10 micrometres apart: the first ball hits the
    row and the last one leaves with (nearly) its speed.
 
-Run:  python examples/sphere_sphere_contact.py      (about half a minute the first time: compilation)
+Run:  python examples/sphere_sphere_contact.py      (a few seconds once compiled; the first run on a
+machine compiles the kernels first, about 30-50 s on a 2-core machine)
 """
 from __future__ import annotations
 
