@@ -271,7 +271,7 @@ def _validate(args) -> int:
                               f"to replace it, or another --out")
         created = _writable_folder(out, named, "report folder")
         if not _kernels_compiled(model):
-            print("contactlab: compiling the kernels for this contact law (first run only, ~20-50 s)...", flush=True)
+            print("contactlab: compiling the kernels for this contact law (first run only, about 30-50 s)...", flush=True)
         print(f"contactlab: validating {model!r} ({'quick' if args.quick else 'full'} battery, groups "
               f"{', '.join(groups or GROUPS)})", flush=True)
         report = validate(model, quick=args.quick, radius=args.radius, groups=groups)
@@ -367,7 +367,7 @@ def _run(args) -> int:
         t0 = time.perf_counter()
 
         if not _kernels_compiled(spec.model):
-            print("contactlab: compiling the kernels for this contact law (first run only, ~20-40 s)...",
+            print("contactlab: compiling the kernels for this contact law (first run only, about 30-50 s on a 2-core machine)...",
                   flush=True)
         if args.restart:
             sim = Simulation.load_checkpoint(args.restart, threads=spec.simulation.get("threads"),

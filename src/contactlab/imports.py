@@ -112,8 +112,8 @@ def add_allow_import_argument(parser) -> None:
 
 def add_allow_long_run_argument(parser) -> None:
     """``--allow-long-run``: run what :mod:`contactlab.run_length` would refuse (more than a week of
-    wall time, a dt below a millionth of the stability limit)."""
+    wall time, a dt below 1e-15 of the stability limit)."""
     parser.add_argument("--allow-long-run", action="store_true",
                         help="run even when the run would take more than a week of wall time (estimated before it "
-                             "starts and from its first second) or dt is below a millionth of the stability limit; "
+                             "starts and from its first second) or dt is below 1e-15 of the stability limit; "
                              "without it such a run is refused with the numbers")

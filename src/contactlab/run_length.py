@@ -12,8 +12,9 @@ Two checks, both raising :class:`~contactlab.errors.RunTooLongError` unless the 
 * **from the measured rate**, once the run has stepped for :data:`MEASURE_SECONDS` of wall time
   (the first chunk, which may compile, left out): the steps left times the measured time a step.
 
-A time step far below the stability limit (less than :data:`SMALLEST_DT_FRACTION` of it) makes
-every run long for nothing: it is refused when it is set, with the same keyword to insist.
+A time step far below the stability limit (less than :data:`SMALLEST_DT_FRACTION` of it, where a
+contact's oscillation spans more steps than double precision can sum) is refused when it is set,
+with the same keyword to insist.
 """
 from __future__ import annotations
 
@@ -30,8 +31,11 @@ FASTEST_STEP_SECONDS = 1e-7
 FASTEST_BODY_STEP_SECONDS = 1e-9
 #: wall time (s) after which the measured rate decides
 MEASURE_SECONDS = 1.0
-#: a given dt below this fraction of the stability limit is refused
-SMALLEST_DT_FRACTION = 1e-6
+#: a given dt below this fraction of the stability limit is refused: one oscillation of a contact
+#: would take more steps than double precision can sum times of (2^53 ~ 9e15 steps of dt); a
+#: small dt is otherwise the user's choice (a slow load cycle sampled finely, heavy bodies on soft
+#: contacts whose limit is hours), and the run's length is bounded on its own
+SMALLEST_DT_FRACTION = 1e-15
 
 _INSIST = "allow_long_run=True runs it anyway (in a scene file: allow_long_run = true in [simulation]; on the command line: --allow-long-run)"
 

@@ -49,7 +49,7 @@ from .references import body_index, body_pair, material_pair, mesh_index, record
 from .scene import Scene
 from .scene.plane import in_plane
 from .run_length import RunClock, check_run_length, check_small_dt
-from .stability import DEFAULT_DT_FRACTION, check_initial_sphere_overlaps, chosen_dt, stability_limit
+from .stability import DEFAULT_DT_FRACTION, check_initial_sphere_overlaps, chosen_dt, default_dt_fraction, stability_limit
 from .state import State
 from .streams.exchange import StreamSet, inlet_stability_limit
 from .streams.inlet import Inlet
@@ -118,7 +118,7 @@ class Simulation:
         Accept a ``dt`` above the stability limit with a :class:`~contactlab.errors.StabilityWarning`
         instead of refusing it (default False): for an expert who knows better than the bound.
     allow_long_run : bool
-        Accept runs that would take more than a week of wall time, and a ``dt`` below a millionth of
+        Accept runs that would take more than a week of wall time, and a ``dt`` below 1e-15 of
         the stability limit, instead of refusing them with :class:`~contactlab.errors.RunTooLongError`
         (default False; :mod:`contactlab.run_length`).
     energy_watchdog : float or None
@@ -852,7 +852,9 @@ class Simulation:
         limit = inlet_stability_limit(self, inlet, check_dt=not self._dt_auto)
         self.streams.add(inlet)
         self._limit = limit
-        if self._dt_auto:     # dt=None: the step is chosen again with the inlet's spheres counted
+        # dt=None: a step there was none of (nothing could touch before) or one beyond the policy's
+        # fraction of the limit with the inlet's spheres is chosen again; one within it stays
+        if self._dt_auto and (self._dt is None or self._dt > default_dt_fraction(self.contact_model) * limit.limit):
             self._set_dt(None)
         return inlet
 
