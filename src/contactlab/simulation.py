@@ -48,6 +48,7 @@ from . import observables
 from .references import body_index, body_pair, material_pair, mesh_index, recorder_target, wall_index
 from .scene import Scene
 from .scene.plane import in_plane
+from .magnitudes import check_magnitudes
 from .run_length import RunClock, check_run_length, check_small_dt
 from .stability import DEFAULT_DT_FRACTION, check_initial_sphere_overlaps, chosen_dt, default_dt_fraction, stability_limit
 from .state import State
@@ -575,7 +576,10 @@ class Simulation:
     def _vector(self, name: str, value, spin: bool = False) -> np.ndarray:
         """A velocity (or with ``spin`` an angular velocity) given by the user, as (3,); in a 2-D
         simulation in the plane (2 numbers, or 3 with z = 0; a spin: one number about z)."""
-        return in_plane(name, value, spin=spin) if self.model.dimension == 2 else as_vec3(name, value)
+        unit = "rad/s" if spin else "m/s"
+        if self.model.dimension == 2:
+            return check_magnitudes(name, in_plane(name, value, spin=spin), unit, positive=False)
+        return as_vec3(name, value, unit=unit)
 
     def set_velocity(self, k: int, velocity, angular_velocity=None) -> None:
         """Set the velocity (m/s) and optionally the angular velocity (rad/s) of sphere ``k``.
