@@ -63,7 +63,6 @@ def build_pair(n, *, radius=1e-3, packing_fraction=0.3, seed=1, friction=0.5, in
     walls at its faces."""
     glass = cl.Material(density=2500.0, young=1e7, poisson=0.3, name="glass")
     wall = cl.Material(density=2500.0, young=1e7, poisson=0.3, name="wall")   # the same, frictionless
-    model = cl.models.HertzMindlin(restitution=0.5, friction=friction, per_material={"wall": {"friction": 0.0}})
     side = (n * 4.0 / 3.0 * np.pi * radius**3 / packing_fraction) ** (1.0 / 3.0)
     pos, rad = random_spheres(n, radius, side, seed)
     vel = -inflow * (pos - 0.5 * side)
@@ -78,6 +77,9 @@ def build_pair(n, *, radius=1e-3, packing_fraction=0.3, seed=1, friction=0.5, in
                 normal = np.eye(3)[a]
                 scene.add_wall(point=np.zeros(3), normal=normal, material=wall)
                 scene.add_wall(point=side * normal, normal=-normal, material=wall)
+        # the walls frictionless (the periodic scene has none to name)
+        model = cl.models.HertzMindlin(restitution=0.5, friction=friction,
+                                       per_material={"wall": {"friction": 0.0}} if walls else None)
         sims.append(cl.Simulation(scene, model=model, dt=2e-6, threads=threads, local_damping=0.3))
     return sims[0], sims[1], side
 
