@@ -66,7 +66,7 @@ def check_run_length(steps: float, n_bodies: int, dt: float | None, duration: fl
     if not estimate > LONGEST_RUN_SECONDS:
         return
     how = (f"at the {per_step:.3g} s a step this simulation took so far" if seconds_per_step and seconds_per_step > least
-           else f"even at {1.0 / least:.3g} steps/s, faster than any machine runs {n_bodies} bodies")
+           else f"even at {1.0 / least:.3g} steps/s, faster than any machine steps {n_bodies} bod{'y' if n_bodies == 1 else 'ies'}")
     raise RunTooLongError(f"the run asked for ({_asked(steps, dt, duration)}) would take {_duration_text(estimate)} "
                           f"of wall time {how}, more than the {_duration_text(LONGEST_RUN_SECONDS)} accepted; "
                           f"{_hint(dt, duration)}; {_INSIST}")
