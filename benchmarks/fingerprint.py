@@ -51,7 +51,7 @@ def _save(target) -> int:
         for p, n in [((0, 0, 0), (0, 0, 1)), ((0, 0, 0), (1, 0, 0)), ((L, 0, 0), (-1, 0, 0)), ((0, 0, 0), (0, 1, 0)),
                      ((0, L, 0), (0, -1, 0))]:
             scene.add_wall(point=p, normal=n, material=GLASS)
-        return cl.Simulation(scene, model, threads=threads)
+        return cl.Simulation(scene, model, threads=threads, energy_watchdog=None)
 
     def HM():
         return cl.models.HertzMindlin(restitution=0.4, friction=0.5, rolling_friction=0.05)
@@ -123,7 +123,7 @@ def _save(target) -> int:
     w = scene.add_wall(point=(0, 0, 0.022), normal=(0, 0, -1), material=GLASS, velocity=(0, 0, -0.05))
     for p, n in [((0, 0, 0), (1, 0, 0)), ((0.01, 0, 0), (-1, 0, 0)), ((0, 0, 0), (0, 1, 0)), ((0, 0.01, 0), (0, -1, 0))]:
         scene.add_wall(point=p, normal=n, material=GLASS)
-    sim = cl.Simulation(scene, cl.models.LinearSpringDashpot(stiffness=2e3, restitution=0.5, friction=0.4), local_damping=0.7)
+    sim = cl.Simulation(scene, cl.models.LinearSpringDashpot(stiffness=2e3, restitution=0.5, friction=0.4), local_damping=0.7, energy_watchdog=None)
     sim.run(steps=1500)
     sim.set_velocity(0, (0.01, 0, 0))
     sim.set_wall_velocity(w, (0, 0, 0.0))
@@ -140,7 +140,7 @@ def _save(target) -> int:
     v = np.array([[-0.01, -0.01, 0], [0.03, -0.01, 0], [0.03, 0.02, 0], [-0.01, 0.02, 0], [0.01, 0.005, -0.002]])
     f = np.array([[0, 1, 4], [1, 2, 4], [2, 3, 4], [3, 0, 4]])
     scene.add_mesh((v, f), GLASS)
-    sim = cl.Simulation(scene, cl.models.HertzMindlin(restitution=0.5, friction=0.4))
+    sim = cl.Simulation(scene, cl.models.HertzMindlin(restitution=0.5, friction=0.4), energy_watchdog=None)
     sim.run(steps=3000)
     snap("shapes_mesh", sim)
     scene = cl.Scene()
@@ -150,7 +150,8 @@ def _save(target) -> int:
     scene.add_wall(point=(0, 0, 0), normal=(0, 0, 1), material=GLASS)
     sim = cl.Simulation(scene, cl.models.VolumeContact(volume_stiffness=1e12, damping=1e3, friction=0.3)
                         if "volume_stiffness" in [p.name for p in cl.models.VolumeContact.parameters] else
-                        cl.models.VolumeContact(**{p.name: (p.default if p.default is not None else 1e12) for p in cl.models.VolumeContact.parameters}))
+                        cl.models.VolumeContact(**{p.name: (p.default if p.default is not None else 1e12) for p in cl.models.VolumeContact.parameters}),
+                        energy_watchdog=None)
     sim.run(steps=2000)
     snap("volume", sim)
     tilt = math.pi / 16
@@ -162,7 +163,8 @@ def _save(target) -> int:
     roll = scene.add_convex_roll(position=(0, 0, 1.2 * 0.0165), orientation=rotm, hull_coefficients=[-3.6, 0, 0.0165],
                                  length=length, material=STEEL, mass=mass, inertia=inertia, angular_velocity=-1000.0 * rotm[:, 0])
     scene.add_wall(point=(0, 0, 0), normal=(0, 0, 1), material=STEEL)
-    sim = cl.Simulation(scene, cl.models.ConvexRollContact(contact_stiffness=1e3, contact_damping=1.0, dynamic_friction=0.9))
+    sim = cl.Simulation(scene, cl.models.ConvexRollContact(contact_stiffness=1e3, contact_damping=1.0, dynamic_friction=0.9),
+                        energy_watchdog=None)
     sim.run(steps=20000)
     snap("roll", sim)
     for k, v in sim.convex_roll_output(roll).items():
@@ -173,7 +175,7 @@ def _save(target) -> int:
         scene.add_sphere(position=(0, 0, 0.0011), radius=1e-3, material=GLASS, velocity=(0.01, 0, -0.1))
         scene.add_sphere(position=(0.0005, 0, 0.0032), radius=1e-3, material=GLASS)
         scene.add_wall(point=(0, 0, 0), normal=(0, 0, 1), material=GLASS)
-        sim = cl.Simulation(scene, models[name], debug=True)
+        sim = cl.Simulation(scene, models[name], debug=True, energy_watchdog=None)
         sim.run(steps=60)
         snap(f"debug_{name}", sim)
     np.savez(target, **out)

@@ -7,7 +7,10 @@ spheres stored in a random order, or ``--order morton``: that random order sorte
 per-contact writes, per-sphere sums of the owner's side), the reduction alone (partner sides
 gathered, kick, flag checks), the kick-drift alone, one neighbour-list rebuild (milliseconds) and
 the rebuilds per 1000 steps of the run, plus the bytes per sphere of the stepper's arrays.  The
-standalone passes are timed with ``dt = 0`` (nothing moves; the same loops).
+passes are the step's own kernels called on the stepper's records, with ``dt = 0`` (nothing moves;
+the same loops): the pair pass is the force evaluation (``advance`` with ``n_steps = -1``: the sweep
+of pairs and reduction, serial or parallel as the run) less the reduction alone (``reduce_block``
+over all bodies, serially); the kick-drift is ``kick_drift_block`` over all bodies, serially.
 
 Usage::
 
@@ -55,29 +58,23 @@ def profile(n: int, threads: int, order: str = "lattice", scene_kind: str = "lat
     sim.run(steps=2 * reps)
     full = (time.perf_counter() - t0) / (2 * reps)
     builds = t.builds - b0
-    (radius, mass, inv_mass, inv_inertia, fixed, material, gravity, wall_normal, wall_material,
-     pair_params) = st._model_args
-    (pos_, vel, angvel, quat, force, torque, previous, wall_point, wall_vel, dissipated, diss_terms, boundary_work,
-     boundary_power, damping_work, damping_force) = st._state_args
-    bodies, rigid, meshes, motion, clumps = st._shape_args()
+    # the step's own kernels, on the stepper's records (engine/step_records.py): the forces of the
+    # present state (the sweep of pairs and reduction, with dt = 0), and the reduction and the
+    # first half of a step alone, dt = 0 (nothing moves), each over all bodies as one block (the
+    # per-block kernels of the serial step; a parallel loop cannot take the nested records from
+    # Python, only through the step's references)
+    bodies, books, bounds, table, run = st.records()
     blocks = n_blocks(big)
-    half = 0.5 * t.skin
+    parallel = None if blocks == 1 or threads == 1 else blocks
 
-    def pair_pass():
-        k.pair_forces(t.i_start, t.pair_j, pos_, st.vel_pred, st.angvel_pred, vel, angvel, radius, inv_mass, fixed,
-                      material, wall_point, wall_normal, wall_vel, wall_material, pair_params, t.hist, t.out,
-                      t.status, st.owner, boundary_power, 0.0, st.max_overlap, st.flags, blocks, quat, bodies, meshes,
-                      st.cylinders)
+    def forces():
+        k.advance(-1, 0.0, False, bodies, books, bounds, table, run, parallel)
 
     def reduction():
-        k.reduce_kick(t.j_start, t.j_pairs, t.out, t.status, st.owner, mass, inv_mass, inv_inertia, gravity, pos_, vel, angvel,
-                      quat, force, torque, previous, st.vel_pred, st.angvel_pred, dissipated, diss_terms, boundary_work,
-                      t.ref_pos, 0.0, 0.0, half, st.flags, blocks, (st.local_damping, damping_work, damping_force),
-                      rigid)
+        k.reduce_block(0, big, 0.0, 0.0, bodies, books, bounds, table, run, bodies.rigid)
 
     def kick_drift():
-        k.kick_drift(0.0, pos_, vel, angvel, quat, force, torque, previous, inv_mass, inv_inertia, st.vel_pred,
-                     st.angvel_pred, t.ref_pos, half, st.flags, blocks, rigid)
+        k.kick_drift_block(0, big, 0.0, bodies, table, run, bodies.rigid)
 
     def timed(f, r):
         with st.threads_scope():
@@ -87,9 +84,10 @@ def profile(n: int, threads: int, order: str = "lattice", scene_kind: str = "lat
                 f()
             return (time.perf_counter() - t0) / r
 
+    reduction_us = timed(reduction, reps) * 1e6
     return dict(n=big, threads=threads, order=order, pairs=int(t.n_pairs), contacts=int(sim.n_contacts()),
-                step_us=full * 1e6, pair_pass_us=timed(pair_pass, reps) * 1e6,
-                reduction_us=timed(reduction, reps) * 1e6, kick_drift_us=timed(kick_drift, reps) * 1e6,
+                step_us=full * 1e6, pair_pass_us=timed(forces, reps) * 1e6 - reduction_us,
+                reduction_us=reduction_us, kick_drift_us=timed(kick_drift, reps) * 1e6,
                 rebuild_ms=timed(st.rebuild, 3) * 1e3, rebuilds_per_1000_steps=1000 * builds / (2 * reps),
                 particle_steps_per_s=big / full, stepper_bytes_per_sphere=st.nbytes / big)
 

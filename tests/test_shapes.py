@@ -26,9 +26,16 @@ def _quat(axis, angle):
 def test_bodies_of_every_shape_share_one_index_space():
     """Indices in the order added; positions, velocities, orientations cover all bodies; masses
     and principal moments from the shapes (closed forms of a box)."""
+    import importlib
+
+    from contactlab.engine.codegen import integrate_module
     from contactlab.geometry import gjk_epa, record_build
 
-    before = {f.__name__: set(f.signatures) for f in (gjk_epa.convex_pair, record_build.rigid_record)}
+    # the law-independent kernels serve every scene of the process (spheres only or not): only the
+    # signatures this simulation adds count
+    integ = importlib.import_module(integrate_module())
+    shared = (gjk_epa.convex_pair, record_build.rigid_record, integ.reduce_block, integ.kick_drift_block)
+    before = {f.__name__: set(f.signatures) for f in shared}
     scene = cl.Scene(gravity=(0, 0, 0))
     a = scene.add_sphere(position=(0, 0, 0), radius=1e-3, material=GLASS)
     b = scene.add_box(position=(0.01, 0, 0), half_extents=(1e-3, 1e-3, 2e-3), material=GLASS,
@@ -56,7 +63,7 @@ def test_bodies_of_every_shape_share_one_index_space():
     # have called the geometry functions from Python with their own argument types: only the
     # signatures this simulation added count
     k = sim._kernels
-    for f in (gjk_epa.convex_pair, record_build.rigid_record, k._pairs_chunk, k.reduce_kick_range, k.kick_drift_range):
+    for f in (gjk_epa.convex_pair, record_build.rigid_record, k._pairs_chunk, k.reduce_block, k.kick_drift_block):
         added = set(f.signatures) - before.get(f.__name__, set())
         assert len(added) <= 1, (f.__name__, added)
 

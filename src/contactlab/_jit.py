@@ -24,20 +24,25 @@ import numba
 
 from .kernel_cache import enable_checked_cache
 
-__all__ = ["jit", "kernel", "pkernel", "pjit", "python_only", "kernel_nocache", "pkernel_nocache", "JIT_OPTIONS", "KERNEL_OPTIONS", "PARALLEL_OPTIONS", "n_blocks",
+__all__ = ["jit", "kernel", "pkernel", "pjit", "python_only", "plain_python", "kernel_nocache", "pkernel_nocache", "JIT_OPTIONS", "KERNEL_OPTIONS", "PARALLEL_OPTIONS", "n_blocks",
            "BLOCKS_PER_THREAD"]
 
-JIT_OPTIONS = dict(cache=False, nogil=True, error_model="numpy", fastmath=False, inline="always")
+#: ``_nrt=True`` said explicitly: a compiled function that does not say it inherits the setting of the
+#: function whose compilation compiled it, and the step's loops that allocate nothing are compiled
+#: without reference counting (``_nrt=False``, engine/integrate.py); what they call must keep it
+JIT_OPTIONS = dict(cache=False, nogil=True, error_model="numpy", fastmath=False, inline="always", _nrt=True)
 KERNEL_OPTIONS = dict(JIT_OPTIONS, cache=True, inline="never")
 PARALLEL_OPTIONS = dict(KERNEL_OPTIONS, parallel=True)
 
 
-def _decorate(options, func, overrides):
+def _decorate(options, func, overrides, building_block=False):
     opts = dict(options, **overrides)
     cached = opts.pop("cache", False)
 
     def decorate(f):
         dispatcher = numba.njit(cache=False, **opts)(f)
+        if building_block:
+            dispatcher._contactlab_building_block = True  # what plain_python turns back into Python
         return enable_checked_cache(dispatcher) if cached else dispatcher
 
     return decorate if func is None else decorate(func)
@@ -45,7 +50,7 @@ def _decorate(options, func, overrides):
 
 def jit(func=None, **overrides):
     """Building block compiled into the kernels that call it (not cached on its own)."""
-    return _decorate(JIT_OPTIONS, func, overrides)
+    return _decorate(JIT_OPTIONS, func, overrides, building_block=True)
 
 
 def kernel(func=None, **overrides):
@@ -77,6 +82,15 @@ def python_only(func=None, **overrides):
     if func is None:
         return lambda f: f
     return func
+
+
+def plain_python(namespace: dict) -> None:
+    """Replace, in a module's ``namespace``, every compiled building block (:func:`jit`) by its
+    Python function: what the debug twin of a generated kernel module does with what it imports
+    (entry points, :func:`kernel` and :func:`pkernel`, stay compiled)."""
+    for name, value in list(namespace.items()):
+        if getattr(value, "_contactlab_building_block", False):
+            namespace[name] = value.py_func
 
 
 #: parallel loops are split into this many blocks per thread (see :func:`n_blocks`)

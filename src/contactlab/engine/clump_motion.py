@@ -12,8 +12,8 @@ kernels (:mod:`contactlab.engine.kernels`) call
   velocity and, through its angular momentum, of its angular velocity, and its members' velocities
   ``v = V + omega x r``;
 * :func:`clump_drift` after the first half of the step of every body: the clump's half kick,
-  drift and rotation (the midpoint rule of :func:`contactlab.engine.integrate._rigid_rotate`:
-  angular momentum kicked, orientation turned at the half-turned orientation's angular velocity),
+  drift and rotation (:func:`contactlab.engine.rigid_motion.rigid_turn`: angular momentum kicked,
+  orientation turned at the half-turned orientation's angular velocity),
   its velocities predicted to the force time (with the mean of its last two loads, as every body), and its members' positions, velocities, predicted
   velocities and orientations; a member farther than half the skin from where the neighbour list
   was built flags a rebuild.
@@ -23,33 +23,20 @@ the contacts), compiled as functions of their own (``inline="never"``): Numba re
 bodies for ``clumps = None`` (a scene without clumps) only where ``clumps`` is an argument, and
 the step kernels of such a scene never call them (``if clumps is not None``).
 
-``clumps = (first, members, offsets, mass, inertia, inv_inertia, position, velocity,
-angular_velocity, orientation, force, torque, previous)``: the model's ``clump_first`` (C + 1,),
-``clump_members`` (Nm,), ``clump_offsets`` (Nm, 3, principal frame), ``clump_mass`` (C,),
-``clump_inertia`` and its inverse (C, 3, principal moments), and the state's clump arrays
-(:class:`contactlab.state.State`).
+``clumps``: the record :data:`contactlab.engine.step_records.Clumps` (the model's clump arrays and the
+state's); ``bodies``, ``bounds``, ``table``, ``run``: the step's records.  The rotation is the
+rigid-body update of every body (:mod:`contactlab.engine.rigid_motion`).
 """
 from __future__ import annotations
 
 import math
 
 from contactlab._jit import jit
-from contactlab.engine.integrate import keep_previous, rotate_quaternion
 from contactlab.engine.layout import FLAG_FAST, FLAG_REBUILD, FLAG_STATE_NAN
+from contactlab.engine.rigid_motion import keep_previous, rigid_kick, rigid_turn
 from contactlab.geometry.rotation import quat_matrix
 
 __all__ = ["clump_kick", "clump_drift"]
-
-
-@jit
-def _apply(r, d, w):
-    """``R diag(d) R^T w`` (``r`` the rows of R: body frame to global)."""
-    b0 = (r[0][0] * w[0] + r[1][0] * w[1] + r[2][0] * w[2]) * d[0]
-    b1 = (r[0][1] * w[0] + r[1][1] * w[1] + r[2][1] * w[2]) * d[1]
-    b2 = (r[0][2] * w[0] + r[1][2] * w[1] + r[2][2] * w[2]) * d[2]
-    return (r[0][0] * b0 + r[0][1] * b1 + r[0][2] * b2,
-            r[1][0] * b0 + r[1][1] * b1 + r[1][2] * b2,
-            r[2][0] * b0 + r[2][1] * b1 + r[2][2] * b2)
 
 
 @jit
@@ -57,14 +44,23 @@ def _quat(a, c):
     return (a[c, 0], a[c, 1], a[c, 2], a[c, 3])
 
 
-@jit(inline="never")
-def clump_kick(kick_dt, clumps, pos, vel, angvel, force, torque, gravity, flags):
+@jit
+def _row3(a, c):
+    return (a[c, 0], a[c, 1], a[c, 2])
+
+
+@jit(inline="never", _nrt=False)
+def clump_kick(kick_dt, clumps, bodies, bounds, run):
     """Sum the members' forces and torques onto each clump, kick it by ``kick_dt / 2`` and set its
     members' velocities (see the module docstring).  A member's ``force`` is left as the force of
     its contacts alone (its share of the weight is on the clump)."""
     if clumps is None:
         return
-    first, members, offsets, mass, inertia, inv_inertia, cpos, cvel, cangvel, cquat, cforce, ctorque, cprev = clumps
+    pos, vel, angvel, force, torque = bodies.pos, bodies.vel, bodies.angvel, bodies.force, bodies.torque
+    gravity, flags = bounds.gravity, run.flags
+    first, members, mass, cpos, cvel, cangvel = clumps.first, clumps.members, clumps.mass, clumps.pos, clumps.vel, \
+        clumps.angvel
+    cforce, ctorque, cprev = clumps.force, clumps.torque, clumps.previous
     h = 0.5 * kick_dt
     for c in range(mass.shape[0]):
         m = mass[c]
@@ -98,11 +94,8 @@ def clump_kick(kick_dt, clumps, pos, vel, angvel, force, torque, gravity, flags)
         cvel[c, 0] += h * fx / m
         cvel[c, 1] += h * fy / m
         cvel[c, 2] += h * fz / m
-        r = quat_matrix(_quat(cquat, c))
-        ip = (inertia[c, 0], inertia[c, 1], inertia[c, 2])
-        iip = (inv_inertia[c, 0], inv_inertia[c, 1], inv_inertia[c, 2])
-        L = _apply(r, ip, (cangvel[c, 0], cangvel[c, 1], cangvel[c, 2]))
-        w = _apply(r, iip, (L[0] + h * tx, L[1] + h * ty, L[2] + h * tz))
+        w = rigid_kick(_quat(clumps.quat, c), _row3(clumps.inertia, c), _row3(clumps.inv_inertia, c),
+                       _row3(cangvel, c), (tx, ty, tz), h)
         for d in range(3):
             cangvel[c, d] = w[d]
         if not math.isfinite(cvel[c, 0] + cvel[c, 1] + cvel[c, 2] + w[0] + w[1] + w[2]):
@@ -119,14 +112,19 @@ def clump_kick(kick_dt, clumps, pos, vel, angvel, force, torque, gravity, flags)
                 angvel[p, d] = w[d]
 
 
-@jit(inline="never")
-def clump_drift(dt, clumps, pos, vel, angvel, quat, vel_pred, angvel_pred, ref_pos, half_skin, flags):
+@jit(inline="never", _nrt=False)
+def clump_drift(dt, clumps, bodies, table, run):
     """The first half of the step of every clump (half kick, drift, rotation, prediction) and its
     members' rigid placement, with the skin check (see the module docstring)."""
     if clumps is None:
         return
-    first, members, offsets, mass, inertia, inv_inertia, cpos, cvel, cangvel, cquat, cforce, ctorque, cprev = clumps
+    pos, vel, angvel, quat = bodies.pos, bodies.vel, bodies.angvel, bodies.quat
+    vel_pred, angvel_pred, ref_pos, flags = bodies.vel_pred, bodies.angvel_pred, table.ref_pos, run.flags
+    first, members, offsets, mass, cpos, cvel, cangvel = clumps.first, clumps.members, clumps.offsets, clumps.mass, \
+        clumps.pos, clumps.vel, clumps.angvel
+    cquat, cforce, ctorque, cprev = clumps.quat, clumps.force, clumps.torque, clumps.previous
     h = 0.5 * dt
+    half_skin = run.half_skin
     hs2 = half_skin * half_skin
     for c in range(mass.shape[0]):
         im = 1.0 / mass[c]
@@ -137,19 +135,9 @@ def clump_drift(dt, clumps, pos, vel, angvel, quat, vel_pred, angvel_pred, ref_p
         q2 = 0.5 * h
         vp = (cvel[c, 0] + q2 * (cforce[c, 0] + cprev[c, 0]) * im, cvel[c, 1] + q2 * (cforce[c, 1] + cprev[c, 1]) * im,
               cvel[c, 2] + q2 * (cforce[c, 2] + cprev[c, 2]) * im)
-        q = _quat(cquat, c)
-        ip = (inertia[c, 0], inertia[c, 1], inertia[c, 2])
-        iip = (inv_inertia[c, 0], inv_inertia[c, 1], inv_inertia[c, 2])
-        L = _apply(quat_matrix(q), ip, (cangvel[c, 0], cangvel[c, 1], cangvel[c, 2]))
-        L = (L[0] + h * ctorque[c, 0], L[1] + h * ctorque[c, 1], L[2] + h * ctorque[c, 2])
-        w = _apply(quat_matrix(q), iip, L)
-        qm = rotate_quaternion(q[0], q[1], q[2], q[3], w[0], w[1], w[2], h)
-        w = _apply(quat_matrix(qm), iip, L)
-        qn = rotate_quaternion(q[0], q[1], q[2], q[3], w[0], w[1], w[2], dt)
+        w, wp, qn = rigid_turn(_quat(cquat, c), _row3(clumps.inertia, c), _row3(clumps.inv_inertia, c),
+                               _row3(cangvel, c), _row3(ctorque, c), (cprev[c, 3], cprev[c, 4], cprev[c, 5]), dt)
         r = quat_matrix(qn)
-        w = _apply(r, iip, L)
-        wp = _apply(r, iip, (L[0] + q2 * (ctorque[c, 0] + cprev[c, 3]), L[1] + q2 * (ctorque[c, 1] + cprev[c, 4]),
-                             L[2] + q2 * (ctorque[c, 2] + cprev[c, 5])))
         for d in range(3):
             cangvel[c, d] = w[d]
         for d in range(4):

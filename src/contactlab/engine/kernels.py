@@ -1,138 +1,86 @@
 """Compiled step kernels, written once and specialised per contact law.
 
 This file is a *template*: :mod:`contactlab.engine.codegen` copies it into a generated module in
-which the line marked ``@@LAW_IMPORT@@`` imports the chosen law as ``LAW``.  Each generated module
-is an ordinary importable file, so Numba caches its compiled kernels on disk (a kernel built from a
-closure or taking the law as an argument would be recompiled in every process).
+which the one marked import (``@@BINDINGS@@``) reads from the law's *bindings module* instead of
+:mod:`contactlab.engine.bindings`: the law as ``LAW``, its range and history size, the few
+functions generated for its history layout, dissipation terms, bond state and parameter row, the
+scene's narrow phases and the law-independent kernels (:mod:`contactlab.engine.integrate`), each an
+ordinary importable file, so Numba caches the compiled kernels on disk (a kernel built from a
+closure or taking the law as an argument would be recompiled in every process).  Read as it
+stands, the template is the kernels of Hertz-Mindlin for spheres and plane walls.
 
-One step (velocity Verlet with a second-order velocity predictor for dissipative forces):
+One step (velocity Verlet with a second-order velocity predictor for dissipative forces), in the
+order of :func:`_steps`, which is the only place the step's order is written:
 
-1. ``kick_drift``: ``v(n+1/2) = v(n) + dt/2 a(n)``; ``x(n+1) = x(n) + dt v(n+1/2)``; orientation
-   rotated by ``omega(n+1/2) dt``; velocities predicted to ``n+1``:
-   ``v* = v(n+1/2) + dt/4 (a(n) + a(n-1))`` (:mod:`contactlab.engine.integrate` says why the mean);
-   a sphere farther than half the skin from where the neighbour list was built flags a rebuild;
-   walls translate.
-2. ``pair_forces``: for every candidate pair, narrow phase -> ContactGeometry -> LAW; each sphere
-   sums its own side of the contacts it owns (its partners ``j > i`` and its walls) and every
-   pair stores the partner's side (force, torque on ``j``, elastic energy).
-3. ``reduce_kick``: per sphere, add the partner sides of the contacts where it is ``j`` in a fixed
-   order (CSR over the pair list; no atomics, bit-identical at any thread count) and gravity,
-   ``v(n+1) = v(n+1/2) + dt/2 a(n+1)``, check for non-finite values.
+1. first half (:func:`contactlab.engine.integrate.kick_drift_all`): ``v(n+1/2) = v(n) + dt/2
+   a(n)``; ``x(n+1) = x(n) + dt v(n+1/2)``; orientation rotated by ``omega(n+1/2) dt``;
+   velocities predicted to ``n+1``: ``v* = v(n+1/2) + dt/4 (a(n) + a(n-1))``; a body farther than
+   half the skin from where the neighbour list was built flags a rebuild; then the clumps and the
+   boundaries (servo control, walls, the periodic cell, meshes) move;
+2. pairs (:func:`_pairs_chunk`): for every candidate pair, narrow phase -> ContactGeometry -> LAW;
+   each body sums its own side of the contacts it owns (its partners ``j > i`` and its walls) and
+   every pair stores the partner's side (force, torque on ``j``, elastic energy);
+3. reduction (:func:`contactlab.engine.integrate.reduce_block`): per body, add the partner sides of
+   the contacts where it is ``j`` in a fixed order (CSR over the pair list; no atomics,
+   bit-identical at any thread count) and gravity, ``v(n+1) = v(n+1/2) + dt/2 a(n+1)``, check for
+   non-finite values.
 
-Steps 2 and 3 run as one *sweep* over blocks of bodies (pairs of a block, then its reduction):
-a pair ``(i, j)`` is evaluated with its lower index ``i``, so the pairs acting on a block are all
-evaluated once its own are, while their rows are still in cache (read back by a pass of its own,
-from memory at 1e5 spheres, the reduction cost as much as the law: benchmarks/README.md).  Step 1
-of the next step is then a pass of its own, except in a scene of one block, where it follows each
-body's reduction (one pass fewer; a drift inside a sweep of several blocks could not be undone
-when a later block raises the overlap guard).
+Steps 2 and 3 run as one *sweep* over blocks of bodies (pairs of a block, then its reduction,
+:func:`_sweep_range`): a pair ``(i, j)`` is evaluated with its lower index ``i``, so the pairs
+acting on a block are all evaluated once its own are, while their rows are still in cache (read
+back by a pass of its own, from memory at 1e5 spheres, the reduction cost as much as the law:
+benchmarks/README.md).  Step 1 of the next step is then a pass of its own, except in a scene of one
+block, where it follows each body's reduction (one pass fewer; a drift inside a sweep of several
+blocks could not be undone when a later block raises the overlap guard).
 
 Positions-only forces make this exactly velocity Verlet (symplectic); forces that depend on velocity
 (damping, friction) see the predicted velocity ``v*``, accurate to O(dt^2).  Springs in the laws
 accumulate the exact displacement increments ``dt v(n+1/2)``, so a stuck spring is conservative.
 
-Steps 1 and 3 and the motion of walls and meshes do not depend on the law: they live in the
-template :mod:`contactlab.engine.integrate`, written out once by the code generator (the line
-marked ``@@INTEGRATE_IMPORT@@`` imports them from that module), compiled once per machine and
-linked into every law's ``advance``.
-
+Every function takes the step's records (:mod:`contactlab.engine.step_records`), shared by reference
+and without reference counts (:mod:`contactlab.engine.sharing`): no field list is written out here.
 Kernels never raise: they set flags (see :mod:`contactlab.engine.layout`) and return.
 
-One concept, kept in one file although it is longer than the ~600 lines a module here aims at: the
-step kernels of one law, which :mod:`contactlab.engine.codegen` copies whole into one generated
-module per law (what does not depend on the law already lives in :mod:`contactlab.engine.integrate`).
-
-Parallel loops run over *blocks* (``prange`` over block numbers, a serial loop inside a compiled
-function per block, about eight blocks per thread).  Inside the serial loop the law, the narrow
-phase and the vector helpers are inlined, which makes the per-pair work as cheap as hand-written
-code; a ``prange`` over single pairs calling a function per pair was measured 2-3 times slower.
-Blocks never share an output element, so the result does not depend on the number of threads.
+**Serial and parallel from one source.**  :func:`advance` is one kernel compiled for two kinds of
+its last argument: ``parallel`` None runs the sweep as one range on the calling thread (small
+scenes, or one thread); a block count runs it over ``parallel // SWEEP_RANGES_PER_BLOCKS`` ranges
+of bodies in parallel (:func:`sweep_parallel`), with the bodies that pairs of an earlier range act
+on reduced afterwards (:func:`contactlab.engine.integrate.reduce_deferred`).  The choice is made at
+compile time (Numba removes the branch not taken), in three selectors (:func:`_sweep`,
+``kick_drift_all``, ``reduce_deferred``); both do the same arithmetic in the same order, so the
+results are bit-identical.  Inside a block the law, the narrow phase and the vector helpers are
+inlined, which makes the per-pair work as cheap as hand-written code; blocks never share an output
+element, so the result does not depend on the number of threads.
 """
 from __future__ import annotations
 
 import numpy as np
 from numba import prange
 
-from contactlab._jit import jit, kernel, pkernel
+from contactlab.engine.bindings import (  # @@BINDINGS@@ the law and the scene's variant (engine/bindings.py)
+    LAW, LAW_RANGE, HIST_SIZE, jit, kernel, pkernel, load_history, store_history, book_dissipation, bond_state,
+    bond_state_row, pair_row, body_pair, body_triangle, body_wall, select_triangles, block_size, deferred_runs,
+    kick_drift_all, kick_drift, kick_drift_block, reduce_block, reduce_kick, reduce_deferred, move_boundaries,
+    move_walls, move_meshes)
+from contactlab.engine.clump_motion import clump_drift, clump_kick
 from contactlab.engine.layout import (
     ACTIVE, CLEARED, FLAG_BOND_EVENT, FLAG_OVERLAP, FLAG_STATE_NAN, INACTIVE, N_OWN, OUT_ELASTIC, OUT_EVENT, OUT_FORCE,
     OUT_NORMAL, OUT_OVERLAP, OUT_POINT, OUT_TORQUE_J, OWN_BOUNDARY, OWN_DISSIPATION, OWN_FORCE, OWN_TORQUE, SWEEP_BLOCK,
 )
+from contactlab.engine.sharing import share
+from contactlab.geometry.periodic import min_image
 from contactlab.geometry.record import ContactGeometry
+from contactlab.geometry.sphere_cylinder import cylinder_surface, sphere_cylinder
 from contactlab.geometry.sphere_sphere import centre_offset, sphere_sphere, sphere_sphere_offset
 from contactlab.geometry.sphere_wall import sphere_wall
-from contactlab.geometry.sphere_cylinder import cylinder_surface, sphere_cylinder
-from contactlab.geometry.dispatch import body_pair, body_triangle, body_wall, select_triangles  # @@SHAPES_IMPORT@@
-from contactlab.laws.hertz_mindlin import law as LAW  # @@LAW_IMPORT@@
-LAW_RANGE = 0.0  # @@LAW_RANGE@@
-HIST_SIZE = 7  # @@HIST_SIZE@@
-SPHERES_ONLY = False  # @@SPHERES_ONLY@@ (True in the variant for scenes of spheres and plane walls only)
+from contactlab.vec import add, cross, dot, scale, sub
+
 #: the parallel sweep runs over n_blocks // SWEEP_RANGES_PER_BLOCKS ranges (two per thread): fewer
 #: ranges leave fewer bodies to the deferred reduction, more balance the threads' loads
 SWEEP_RANGES_PER_BLOCKS = 4
-from contactlab.vec import add, cross, dot, scale, sub
-from contactlab.engine.integrate import (block_size, deferred_runs, kick_drift, kick_drift_block,  # @@INTEGRATE_IMPORT@@
-                                         reduce_kick_deferred,  # @@INTEGRATE_IMPORT@@
-                                         kick_drift_range, move_meshes, move_walls,  # @@INTEGRATE_IMPORT@@
-                                         reduce_kick, reduce_kick_block, reduce_kick_range,  # @@INTEGRATE_IMPORT@@
-                                         reduce_kick_range_spheres)  # @@INTEGRATE_IMPORT@@
-from contactlab.engine.servo import servo_update
-from contactlab.engine.cell_motion import move_cell
-from contactlab.geometry.periodic import min_image
-from contactlab.engine.clump_motion import clump_drift, clump_kick
 
-__all__ = ["advance", "advance_parallel", "pair_forces", "kick_drift", "reduce_kick", "probe", "move_meshes",
-           "move_walls", "kick_drift_range", "reduce_kick_range"]  # the last two: the integrator's per-block kernels, re-exported
-
-
-@jit
-def _load_history(hist, k):
-    """The history of pair k as a tuple (generated for the law's history size)."""
-    return (hist[k, 0], hist[k, 1], hist[k, 2], hist[k, 3], hist[k, 4], hist[k, 5], hist[k, 6])  # @@HIST_LOAD@@
-
-
-@jit
-def _store_history(hist, k, h):
-    """Write the history tuple h of pair k back (generated for the law's history size)."""
-    hist[k, 0] = h[0]  # @@HIST_STORE@@
-    hist[k, 1] = h[1]  # @@HIST_STORE@@
-    hist[k, 2] = h[2]  # @@HIST_STORE@@
-    hist[k, 3] = h[3]  # @@HIST_STORE@@
-    hist[k, 4] = h[4]  # @@HIST_STORE@@
-    hist[k, 5] = h[5]  # @@HIST_STORE@@
-    hist[k, 6] = h[6]  # @@HIST_STORE@@
-
-
-@jit
-def _book_dissipation(owner, i, hist, k, d):
-    """Add the law's dissipation ``d`` of pair ``k`` to the contact's running sums (history columns
-    after the law's own) and, per term, to sphere ``i``'s sums of the step (``owner`` columns from
-    ``N_OWN``); return the total (generated for the law's dissipation terms)."""
-    hist[k, 7] += d  # @@DISS_BOOK@@
-    return d  # @@DISS_TOTAL@@
-
-
-@jit
-def _bond_state(h):
-    """The law's bond state in a history tuple: > 0 bonded, 0 never bonded, < 0 broken (generated)."""
-    return 0.0  # @@BOND_STATE@@
-
-
-@jit
-def _bond_state_row(hist, k):
-    """The bond state of pair ``k`` in the history array (generated; 0 for a law without bonds)."""
-    return 0.0  # @@BOND_ROW@@
-
-
-@jit
-def _pair_row(pair_params, a, b):
-    """Row ``[a, b]`` of the pair table ``pair_params`` (M, M, P) (materials ``a`` and ``b``) as a
-    tuple of P floats, the law's ``p`` (generated for the table's P).  A tuple rather than the array
-    row: a row view costs two atomic reference-count updates per pair (~8 % of the pair pass), a
-    tuple none.
-    """
-    return (pair_params[a, b, 0], pair_params[a, b, 1], pair_params[a, b, 2], pair_params[a, b, 3],  # @@PAIR_ROW@@
-            pair_params[a, b, 4], pair_params[a, b, 5], pair_params[a, b, 6])  # @@PAIR_ROW@@
+__all__ = ["advance", "probe", "sweep_parallel", "kick_drift", "kick_drift_block", "reduce_block", "reduce_kick",
+           "move_walls", "move_meshes", "SWEEP_RANGES_PER_BLOCKS"]
 
 
 @jit
@@ -147,36 +95,40 @@ def _clear_pair(hist, out, status, k):
 
 
 @kernel
-def _pairs_chunk(p0, p1, i_start, pair_j, pos, vel, angvel, mid_vel, mid_angvel, radius, inv_mass, fixed,
-                 material, planes, pair_params, hist, out, status, owner, boundary_power, dt, overlap_limit, flags,
-                 quat, bodies, meshes, cylinders, cell):
-    """Narrow phase and law for every pair owned by bodies ``p0 <= i < p1``.
+def _pairs_chunk(p0, p1, dt, bodies, books, bounds, table, run, cylinders, cell):
+    """Narrow phase and law for every pair owned by bodies ``p0 <= i < p1`` (the step's records;
+    ``dt``: the step that just ended, 0 for an evaluation that advances no history).
 
     The pairs of body ``i`` (its partners ``j > i``, its walls, then its mesh triangles) are
-    contiguous, so ``i``'s side of each contact is summed here directly into ``owner[i]``; the
-    other side (force and torque on ``j``) is stored per pair in ``out`` for :func:`reduce_kick`
-    (for a wall or a mesh triangle: the torque about the wall's point of contact, or about the
-    mesh's reference point).  Pairs farther apart than the law's ``INTERACTION_RANGE`` are not
-    handed to the law (except once, right after an active contact separates): their history and
-    outputs are cleared, the law's own reset for a separated pair, unless the pair is bonded (a
-    bond holds at any distance until it breaks; the law then marks it broken and the engine logs
-    the event).  Two spheres and a sphere with a plane take the fast path; every other pair goes
-    through :mod:`contactlab.geometry.dispatch` (``bodies``: shape data; ``meshes``: triangles).
-    The triangles a body touches are first sorted (:func:`select_triangles`) so that each surface
-    of a mesh acts once.  ``cylinders = (wall_kind, wall_shape)`` in a scene with cylinder walls
-    (:mod:`contactlab.geometry.sphere_cylinder`), None otherwise: their branches then compile away.
-    ``cell``: the periodic cell (:mod:`contactlab.geometry.periodic`) or None (its branches compile
-    away): two spheres then meet by the minimum image of ``x_j - x_i``, ``j``'s image moving with
-    the cell's velocity jump.  ``planes = (wall_point, wall_normal, wall_vel, wall_material)``.
-
-    The arguments stay below 31 (with the tuples): CPython compiles a call with more into a tuple
-    built at every call (``CALL_FUNCTION_EX``), and Numba then reference-counts each array in it,
-    ~70 atomic operations around a call per step (the two-body step 0.61 us instead of 0.46 us;
-    ``tests/test_kernel_calls.py`` keeps every kernel call below the limit).
+    contiguous, so ``i``'s side of each contact is summed here directly into ``bodies.owner[i]``;
+    the other side (force and torque on ``j``) is stored per pair in ``table.out`` for the
+    reduction (for a wall or a mesh triangle: the torque about the wall's point of contact, or
+    about the mesh's reference point).  The law sees the velocities at the force time
+    (``bodies.vel_pred``) and, for its spring increments, those of the middle of the step
+    (``bodies.vel``).  Pairs farther apart than the law's ``INTERACTION_RANGE`` are not handed to
+    the law (except once, right after an active contact separates): their history and outputs are
+    cleared, the law's own reset for a separated pair, unless the pair is bonded (a bond holds at
+    any distance until it breaks; the law then marks it broken and the engine logs the event).  Two
+    spheres and a sphere with a plane take the fast path; every other pair goes through
+    :mod:`contactlab.geometry.dispatch`.  The triangles a body touches are first sorted
+    (:func:`select_triangles`) so that each surface of a mesh acts once.  ``cylinders``
+    (``bounds.cylinders``) and ``cell`` (``bounds.cell``) are arguments so that their branches
+    compile away when they are None; in a periodic cell two spheres meet by the minimum image of
+    ``x_j - x_i``, ``j``'s image moving with the cell's velocity jump.
     """
-    wall_point, wall_normal, wall_vel, wall_material = planes
-    shape_kind = bodies[0]
-    tri_ref, tri_mesh, mesh_pos, mesh_quat, mesh_vel, mesh_angvel, mesh_material, scratch = meshes
+    pos, vel, angvel, mid_vel, mid_angvel, quat = (bodies.pos, bodies.vel_pred, bodies.angvel_pred, bodies.vel,
+                                                   bodies.angvel, bodies.quat)
+    radius, inv_mass, fixed, material, owner, shape = (bodies.radius, bodies.inv_mass, bodies.fixed, bodies.material,
+                                                       bodies.owner, bodies.shape)
+    i_start, pair_j, hist, out, status, pair_params = (table.i_start, table.pair_j, table.hist, table.out,
+                                                       table.status, table.pair_params)
+    wall_point, wall_normal, wall_vel, wall_material = (bounds.wall_point, bounds.wall_normal, bounds.wall_vel,
+                                                        bounds.wall_material)
+    meshes, scratch, boundary_power = bounds.meshes, table.scratch, books.boundary_power
+    tri_ref, tri_mesh, mesh_pos, mesh_vel, mesh_angvel, mesh_material = (meshes.tri_ref, meshes.tri_mesh, meshes.pos,
+                                                                         meshes.vel, meshes.angvel, meshes.material)
+    overlap_limit, flags = run.overlap_limit, run.flags
+    shape_kind, contact_radius = shape.kind, shape.contact_radius
     n_s = pos.shape[0]
     n_sw = n_s + wall_point.shape[0]
     n_law_hist = HIST_SIZE
@@ -196,7 +148,7 @@ def _pairs_chunk(p0, p1, i_start, pair_j, pos, vel, angvel, mid_vel, mid_angvel,
             owner[i, c] = 0.0
         k_end = i_start[i + 1]
         if tri_ref.shape[0] > 0 and k_end > i_start[i] and pair_j[k_end - 1] >= n_sw:
-            select_triangles(i, i_start[i], k_end, pair_j, n_sw, pos, quat, radius, bodies, tri_ref, tri_mesh,
+            select_triangles(i, i_start[i], k_end, pair_j, n_sw, pos, quat, radius, shape, tri_ref, tri_mesh,
                              scratch, hist, status, n_law_hist, LAW_RANGE)
         # the centre offset of the next sphere partner, computed one pair ahead, so that its square
         # root and division overlap this pair's law (~10 % of the pair pass); its coordinates are
@@ -227,8 +179,8 @@ def _pairs_chunk(p0, p1, i_start, pair_j, pos, vel, angvel, mid_vel, mid_angvel,
                 w = j - n_s
                 wn = (wall_normal[w, 0], wall_normal[w, 1], wall_normal[w, 2])
                 wp = (wall_point[w, 0], wall_point[w, 1], wall_point[w, 2])
-                if cylinders is not None and cylinders[0][w] != 0:
-                    cs = cylinders[1]
+                if cylinders is not None and cylinders.kind[w] != 0:
+                    cs = cylinders.shape
                     apart = cylinder_surface(xi, wp, wn, cs[w, 0], cs[w, 1], cs[w, 2], cs[w, 3])[0] - ri >= LAW_RANGE
                 else:
                     apart = dot(sub(xi, wp), wn) - ri >= LAW_RANGE
@@ -238,7 +190,7 @@ def _pairs_chunk(p0, p1, i_start, pair_j, pos, vel, angvel, mid_vel, mid_angvel,
                     _clear_pair(hist, out, status, k)
                     continue
                 apart = False
-            bonded = _bond_state_row(hist, k) > 0.0
+            bonded = bond_state_row(hist, k) > 0.0
             # a contact that was active gets one last evaluation after it separates, so that the law
             # ends it itself (and books what ending it costs, e.g. plastic work computed at break)
             if apart and not bonded and status[k] != ACTIVE:
@@ -263,43 +215,43 @@ def _pairs_chunk(p0, p1, i_start, pair_j, pos, vel, angvel, mid_vel, mid_angvel,
                                                     wi, wj, mvi, (mid_vel[j, 0], mid_vel[j, 1], mid_vel[j, 2]), mwi,
                                                     (mid_angvel[j, 0], mid_angvel[j, 1], mid_angvel[j, 2]), dt)
                 else:
-                    geom, ok = body_pair(i, j, pos, quat, vel, angvel, mid_vel, mid_angvel, inv_mass, bodies, hist, k,
+                    geom, ok = body_pair(i, j, pos, quat, vel, angvel, mid_vel, mid_angvel, inv_mass, shape, hist, k,
                                          dt)
                 mj = material[j]
-                rmin = min(bodies[3][i], bodies[3][j])
+                rmin = min(contact_radius[i], contact_radius[j])
                 j_driven = fixed[j]
             elif j < n_sw:
                 vj = (wall_vel[w, 0], wall_vel[w, 1], wall_vel[w, 2])
                 wj = (0.0, 0.0, 0.0)
                 if kind_i == 0:
-                    if cylinders is not None and cylinders[0][w] != 0:
-                        cs = cylinders[1]
+                    if cylinders is not None and cylinders.kind[w] != 0:
+                        cs = cylinders.shape
                         geom, ok = sphere_cylinder(xi, ri, inv_mass[i], vi, wi, mvi, mwi, wp, wn, cs[w, 0], cs[w, 1],
                                                    cs[w, 2], cs[w, 3], vj, dt)
                     else:
                         geom, ok = sphere_wall(xi, ri, inv_mass[i], vi, wi, mvi, mwi, wp, wn, vj, dt)
                 else:
-                    geom, ok = body_wall(i, pos, quat, vel, angvel, mid_vel, mid_angvel, inv_mass, bodies, wp, wn, vj,
+                    geom, ok = body_wall(i, pos, quat, vel, angvel, mid_vel, mid_angvel, inv_mass, shape, wp, wn, vj,
                                          hist, k, dt)
                 mj = wall_material[w]
-                rmin = bodies[3][i]
+                rmin = contact_radius[i]
                 j_driven = True
             else:
                 t = j - n_sw
                 msh = tri_mesh[t]
                 vj = (mesh_vel[msh, 0], mesh_vel[msh, 1], mesh_vel[msh, 2])
                 wj = (mesh_angvel[msh, 0], mesh_angvel[msh, 1], mesh_angvel[msh, 2])
-                geom, ok = body_triangle(i, k, t, pos, vel, angvel, mid_vel, mid_angvel, inv_mass, bodies, scratch,
+                geom, ok = body_triangle(i, k, t, pos, vel, angvel, mid_vel, mid_angvel, inv_mass, shape, scratch,
                                          (mesh_pos[msh, 0], mesh_pos[msh, 1], mesh_pos[msh, 2]), vj, wj, dt)
                 mj = mesh_material[msh]
-                rmin = bodies[3][i]
+                rmin = contact_radius[i]
                 j_driven = True
-            f, m, energy, diss, active, h_new = LAW(geom, _pair_row(pair_params, material[i], mj), _load_history(hist, k),
+            f, m, energy, diss, active, h_new = LAW(geom, pair_row(pair_params, material[i], mj), load_history(hist, k),
                                                     dt)
-            _store_history(hist, k, h_new)
+            store_history(hist, k, h_new)
             # dissipation counts also in the step in which a contact ends (e.g. plastic work booked at break)
-            diss_sum += _book_dissipation(owner, i, hist, k, diss)
-            broke = bonded and _bond_state(h_new) <= 0.0
+            diss_sum += book_dissipation(owner, i, hist, k, diss)
+            broke = bonded and bond_state(h_new) <= 0.0
             if not active:
                 # an inactive contact exerts nothing (the law's history row is kept as it wrote it)
                 if status[k] != INACTIVE:
@@ -364,23 +316,76 @@ def _pairs_chunk(p0, p1, i_start, pair_j, pos, vel, angvel, mid_vel, mid_angvel,
         boundary_power[i] = power
 
 
+@jit
+def _sweep_range(r, span, deferred, dt, fuse_next, bodies, books, bounds, table, run):
+    """The sweep of range ``r`` (bodies ``r span <= p < (r + 1) span``): block by block, the pairs,
+    then the reduction and closing half kick of the block's bodies, those of ``deferred``'s runs
+    left out (reduced after every range's pairs).  With ``fuse_next`` (the scene is one block and
+    another step follows) the reduction also takes each body's first half of the next step, unless
+    the pairs raised the overlap or non-finite flag; returns whether it did."""
+    n = bodies.pos.shape[0]
+    run_lo, run_hi, range_first = deferred
+    flags = run.flags
+    fused = False
+    a = r * span
+    end = min(a + span, n)
+    k = range_first[r]
+    k_end = range_first[r + 1]
+    while a < end:
+        e = min(a + SWEEP_BLOCK, end)
+        _pairs_chunk(a, e, dt, bodies, books, bounds, table, run, bounds.cylinders, bounds.cell)
+        fused = fuse_next and flags[FLAG_OVERLAP] == 0 and flags[FLAG_STATE_NAN] == 0
+        drift_dt = dt if fused else 0.0
+        # the block's bodies between the deferred runs
+        lo = a
+        while lo < e:
+            while k < k_end and run_hi[k] <= lo:
+                k += 1
+            hi = min(run_lo[k], e) if k < k_end else e
+            if lo < hi:
+                reduce_block(lo, hi, dt, drift_dt, bodies, books, bounds, table, run, bodies.rigid)
+            lo = max(hi, min(run_hi[k], e)) if k < k_end else e
+        a = e
+    return fused
+
+
 @pkernel
-def pair_forces(i_start, pair_j, pos, vel, angvel, mid_vel, mid_angvel, radius, inv_mass, fixed,
-                material, wall_point, wall_normal, wall_vel, wall_material, pair_params, hist, out, status, owner,
-                boundary_power, dt, overlap_limit, flags, n_blocks, quat, bodies, meshes, cylinders, cell=None):
-    """Evaluate the law on every candidate pair (:func:`_pairs_chunk` over blocks of bodies in
-    parallel): per-body sums of the owner's side in ``owner``, the partner's side per pair in
-    ``out``.  ``vel``/``angvel``: velocities at the force time (predicted); ``mid_vel``/``mid_angvel``:
-    at the middle of the step ``dt`` that just ended (0: an evaluation that advances no history).
-    A non-finite force shows up as a non-finite velocity in :func:`reduce_kick`, which flags it.
-    """
-    n = pos.shape[0]
-    b = block_size(n, n_blocks)
-    planes = (wall_point, wall_normal, wall_vel, wall_material)
-    for c in prange((n + b - 1) // b):
-        _pairs_chunk(c * b, min((c + 1) * b, n), i_start, pair_j, pos, vel, angvel, mid_vel,
-                     mid_angvel, radius, inv_mass, fixed, material, planes, pair_params, hist, out,
-                     status, owner, boundary_power, dt, overlap_limit, flags, quat, bodies, meshes, cylinders, cell)
+def sweep_parallel(n_ranges, span, deferred, dt, bodies, books, bounds, table, run):
+    """:func:`_sweep_range` over ``n_ranges`` ranges of bodies in parallel (CPU-only).  Safe: a
+    range's pairs read, of another range's bodies, only those left to the deferred reduction (a
+    pair (i, j) of an earlier range has j in a deferred run of j's range; the drift that moves
+    positions is a pass of its own)."""
+    for r in prange(n_ranges):
+        _sweep_range(r, span, deferred, dt, False, bodies, books, bounds, table, run)
+
+
+@jit
+def _sweep(parallel, n_ranges, span, deferred, dt, fuse_next, bodies, books, bounds, table, run):
+    """The sweep: serially (``parallel`` None: one range) or :func:`sweep_parallel`; returns whether
+    the next step's first half was fused into the reduction."""
+    if parallel is None:
+        return _sweep_range(np.int64(0), span, deferred, dt, fuse_next, bodies, books, bounds, table, run)
+    sweep_parallel(n_ranges, span, deferred, dt, bodies, books, bounds, table, run)
+    return False
+
+
+@jit
+def _ranges(n, parallel):
+    """``(n_ranges, span)`` of the sweep: one range of all ``n`` bodies, or about ``parallel //
+    SWEEP_RANGES_PER_BLOCKS`` ranges."""
+    if parallel is None:
+        span = block_size(n, 1)
+    else:
+        span = block_size(n, max(parallel // SWEEP_RANGES_PER_BLOCKS, 1))
+    return (n + span - 1) // span, span
+
+
+@jit
+def _deferred(parallel, n, span, table):
+    """The runs of bodies the parallel sweep reduces last (:func:`deferred_runs`); none serially."""
+    if parallel is None:
+        return np.zeros(0, dtype=np.int64), np.zeros(0, dtype=np.int64), np.zeros(2, dtype=np.int64)
+    return deferred_runs(n, span, table.i_start, table.j_start, table.j_pairs)
 
 
 @jit
@@ -391,8 +396,60 @@ def _raised(flags):
     return False
 
 
+@jit(inline="never", _nrt=False)
+def _steps(n_steps, dt, resume, bodies, books, bounds, table, run, parallel, plan):
+    """The steps of :func:`advance` (the step order of the module docstring, written once), on the
+    records it shared; ``plan = (n_ranges, span, deferred, fused)``: the sweep's ranges, the runs
+    of bodies reduced after all ranges' pairs, and whether each body's reduction is followed by
+    its next first half.  Compiled without Numba's reference counting (``_nrt=False``): it
+    allocates nothing, and its records' arrays are shared views (engine/sharing.py), so every
+    count would be a call that does nothing."""
+    n_ranges, span, deferred, fused = plan
+    flags = run.flags
+    clumps = bodies.clumps
+    if n_steps < 0:
+        # forces and torques only: the sweep with dt = 0 (no history advanced, no kick); the
+        # state's velocities stand in for the predicted ones (dead between steps)
+        vel, angvel, vel_pred, angvel_pred = bodies.vel, bodies.angvel, bodies.vel_pred, bodies.angvel_pred
+        for p in range(vel.shape[0]):
+            for d in range(3):
+                vel_pred[p, d] = vel[p, d]
+                angvel_pred[p, d] = angvel[p, d]
+        _sweep(parallel, n_ranges, span, deferred, 0.0, False, bodies, books, bounds, table, run)
+        reduce_deferred(parallel, deferred, 0.0, bodies, books, bounds, table, run)
+        clump_kick(0.0, clumps, bodies, bounds, run)
+        return 0, resume
+    if n_steps == 0:
+        return 0, resume
+    if not resume:
+        kick_drift_all(parallel, dt, bodies, table, run)
+        clump_drift(dt, clumps, bodies, table, run)
+        move_boundaries(dt, bodies, books, bounds, table, run)
+        if _raised(flags):
+            return 0, True
+    for s in range(n_steps):
+        fused_next = _sweep(parallel, n_ranges, span, deferred, dt, fused and s < n_steps - 1, bodies, books, bounds,
+                            table, run)
+        reduce_deferred(parallel, deferred, dt, bodies, books, bounds, table, run)
+        clump_kick(dt, clumps, bodies, bounds, run)
+        # an overlap beyond the guard ends the call on a step boundary (a consistent state to
+        # diagnose); in a fused sweep the pairs decided it
+        if fused:
+            last = not fused_next
+        else:
+            last = s == n_steps - 1 or flags[FLAG_OVERLAP] != 0 or flags[FLAG_STATE_NAN] != 0
+        if not last:
+            if not fused:
+                kick_drift_all(parallel, dt, bodies, table, run)
+                clump_drift(dt, clumps, bodies, table, run)
+            move_boundaries(dt, bodies, books, bounds, table, run)
+        if _raised(flags):
+            return s + 1, not last
+    return n_steps, False
+
+
 @kernel
-def advance(n_steps, dt, resume, model, state, table, run, shapes, walls):
+def advance(n_steps, dt, resume, bodies, books, bounds, table, run, parallel):
     """Take up to ``n_steps`` steps of size ``dt``; return ``(steps_completed, mid_step)``.
 
     Each step is the sweep of the module docstring.  The call returns early when a flag is raised.
@@ -404,259 +461,18 @@ def advance(n_steps, dt, resume, model, state, table, run, shapes, walls):
     boundary.  Otherwise the call ends on a step boundary.  ``n_steps = -1``: evaluate the forces
     and torques of the current state only (nothing moves, no history advances: the start of a run).
 
-    This kernel runs the sweep serially (small scenes, fewer than ``contactlab._jit.SERIAL_BELOW``
-    bodies, and runs on one thread); :func:`advance_parallel` runs it over a few ranges of bodies
-    in parallel.  Both do the same arithmetic in the same order: the results are bit-identical.
-    Each is compiled on first use only.
-
-    The arguments, grouped by owner (built by :class:`contactlab.engine.stepper.Stepper`):
-
-    * ``model`` (frozen, per body unless said): ``(radius, mass, inv_mass, inv_inertia, fixed,
-      material, gravity (3,), wall_normal (W, 3), wall_material (W,), pair_params (M, M, P))``;
-    * ``state`` (time-varying, per body): ``(pos, vel, angvel, quat, force, torque, previous, wall_point,
-      wall_vel, dissipated, diss_terms, boundary_work, boundary_power, damping_work,
-      damping_force)``, the last two empty without local damping (never touched then);
-    * ``table`` (per pair, and the list's build reference): ``(i_start, pair_j, j_start, j_pairs,
-      hist, out, status, ref_pos, wall_ref)``;
-    * ``run`` (the run's work arrays and options, the flags last): ``(vel_pred, angvel_pred, owner,
-      half_skin, overlap_limit, n_blocks, local_damping, flags)``;
-    * ``shapes = (bodies, rigid, meshes, motion, clumps)``: ``bodies = (shape_kind, shape_ref, shape_data,
-      contact_radius, geo_col, mode)`` (shapes), ``rigid = (shape_kind, principal_inertia,
-      inv_principal_inertia)`` (full inertia tensors; None in a scene of spheres only, so that
-      the integrator's rigid-body branches compile away), ``meshes = (tri_ref, tri_mesh, mesh_pos,
-      mesh_quat, mesh_vel, mesh_angvel, mesh_material, scratch)`` and ``motion`` (see
-      :func:`move_meshes`), as the narrow phases and the integrator take them; ``clumps`` the
-      clumps' arrays (:mod:`contactlab.engine.clump_motion`; None without clumps: their calls
-      compile to nothing and the reduction stays fused with the next drift);
-    * ``walls = (cylinders, servo, cell)``: ``(wall_kind, wall_shape)`` with cylinder walls, else
-      None (their branches compile away); the servo-controlled walls and meshes
-      (:func:`servo_update`, called, when there are any, before the walls move); the periodic cell
-      (:mod:`contactlab.geometry.periodic`, moved after the walls by
-      :func:`contactlab.engine.cell_motion.move_cell`), else None.
+    ``bodies``, ``books``, ``bounds``, ``table``, ``run``: the records of
+    :mod:`contactlab.engine.step_records`, built by :class:`contactlab.engine.stepper.Stepper`;
+    ``parallel``: None (serial) or the block count of the parallel loops (module docstring).
     """
-    radius, mass, inv_mass, inv_inertia, fixed, material, gravity, wall_normal, wall_material, pair_params = model
-    (pos, vel, angvel, quat, force, torque, previous, wall_point, wall_vel, dissipated, diss_terms, boundary_work, boundary_power,
-     damping_work, damping_force) = state
-    i_start, pair_j, j_start, j_pairs, hist, out, status, ref_pos, wall_ref = table
-    vel_pred, angvel_pred, owner, half_skin, overlap_limit, n_blocks, local_damping, flags = run
-    damping = (local_damping, damping_work, damping_force)
-    bodies, rigid, meshes, motion, clumps = shapes
-    cylinders, servo, cell = walls
-    shape_data, servos, moving = bodies[2], servo[0].shape[0] > 0, meshes[0].shape[0] > 0  # once per call
-    planes = (wall_point, wall_normal, wall_vel, wall_material)  # built once, not at every step's call
-    n = pos.shape[0]
-    first = np.int64(0)  # an int64 like the parallel loops' block bounds (a literal compiles anew)
-    if n_steps < 0:
-        _pairs_chunk(first, n, i_start, pair_j, pos, vel, angvel, vel, angvel, radius, inv_mass, fixed, material,
-                     planes, pair_params, hist, out, status, owner, boundary_power, 0.0, overlap_limit, flags, quat,
-                     bodies, meshes, cylinders, cell)
-        reduce_kick_block(first, n, j_start, j_pairs, out, status, owner, mass, inv_mass, inv_inertia, gravity, pos, vel,
-                          angvel, quat, force, torque, previous, vel_pred, angvel_pred, dissipated, diss_terms, boundary_work,
-                          ref_pos, 0.0, 0.0, half_skin, flags, damping, rigid)
-        if clumps is not None:
-            clump_kick(0.0, clumps, pos, vel, angvel, force, torque, gravity, flags)
-        return 0, resume
-    if n_steps == 0:
-        return 0, resume
-    if not resume:
-        kick_drift_block(first, n, dt, pos, vel, angvel, quat, force, torque, previous, inv_mass, inv_inertia, vel_pred,
-                         angvel_pred, ref_pos, half_skin, flags, rigid)
-        if clumps is not None:
-            clump_drift(dt, clumps, pos, vel, angvel, quat, vel_pred, angvel_pred, ref_pos, half_skin, flags)
-        if servos:
-            servo_update(dt, servo, wall_point, wall_vel, wall_normal, out, status, boundary_power)
-        move_walls(wall_point, wall_vel, wall_normal, wall_ref, dt, half_skin, flags, cylinders)
-        move_cell(dt, cell, pos, i_start, pair_j, out, status, half_skin, flags)
-        if moving:
-            move_meshes(dt, shape_data, meshes, motion, half_skin, flags)
-        if _raised(flags):
-            return 0, True
-    for s in range(n_steps):
-        if n <= SWEEP_BLOCK:
-            _pairs_chunk(first, n, i_start, pair_j, pos, vel_pred, angvel_pred, vel, angvel, radius, inv_mass, fixed,
-                         material, planes, pair_params, hist, out, status, owner, boundary_power, dt, overlap_limit,
-                         flags, quat, bodies, meshes, cylinders, cell)
-            # an overlap beyond the guard ends the call on a step boundary (a consistent state to diagnose)
-            last = s == n_steps - 1 or flags[FLAG_OVERLAP] != 0 or flags[FLAG_STATE_NAN] != 0
-            # the reduction fused with the next step's kick-drift (not with clumps: they move after
-            # the reduction of all their members)
-            drift_next = 0.0 if last or clumps is not None else dt
-            if SPHERES_ONLY:
-                # the spheres-only kernel called directly: a call through reduce_kick_block costs ~70 ns
-                # (its array arguments' reference counts), a quarter of a two-body step
-                reduce_kick_range_spheres(first, n, j_start, j_pairs, out, status, owner, mass, inv_mass, inv_inertia,
-                                          gravity, pos, vel, angvel, quat, force, torque, previous, vel_pred, angvel_pred,
-                                          dissipated, diss_terms, boundary_work, ref_pos, dt, drift_next,
-                                          half_skin, flags, damping)
-            else:
-                reduce_kick_block(first, n, j_start, j_pairs, out, status, owner, mass, inv_mass, inv_inertia, gravity,
-                                  pos, vel, angvel, quat, force, torque, previous, vel_pred, angvel_pred, dissipated,
-                                  diss_terms, boundary_work, ref_pos, dt, drift_next, half_skin, flags,
-                                  damping, rigid)
-            if clumps is not None:
-                clump_kick(dt, clumps, pos, vel, angvel, force, torque, gravity, flags)
-                # a non-finite clump ends the call here, before the next drift (a state to diagnose)
-                last = last or flags[FLAG_STATE_NAN] != 0
-                if not last:
-                    kick_drift_block(first, n, dt, pos, vel, angvel, quat, force, torque, previous, inv_mass, inv_inertia,
-                                     vel_pred, angvel_pred, ref_pos, half_skin, flags, rigid)
-                    clump_drift(dt, clumps, pos, vel, angvel, quat, vel_pred, angvel_pred, ref_pos, half_skin, flags)
-        else:
-            # the sweep (module docstring): each block's pairs, then its reduction and closing half
-            # kick (nothing evaluated later reads the block's bodies: a later pair (i', j) has j > i')
-            a = first
-            while a < n:
-                e = min(a + SWEEP_BLOCK, n)
-                _pairs_chunk(a, e, i_start, pair_j, pos, vel_pred, angvel_pred, vel, angvel, radius, inv_mass, fixed,
-                             material, planes, pair_params, hist, out, status, owner, boundary_power, dt,
-                             overlap_limit, flags, quat, bodies, meshes, cylinders, cell)
-                _reduce_block(a, e, dt, 0.0, model, state, table, run, rigid, damping)
-                a = e
-            if clumps is not None:
-                clump_kick(dt, clumps, pos, vel, angvel, force, torque, gravity, flags)
-            last = s == n_steps - 1 or flags[FLAG_OVERLAP] != 0 or flags[FLAG_STATE_NAN] != 0
-            if not last:
-                # the next step's half kick and drift, a pass of its own (module docstring)
-                kick_drift_block(first, n, dt, pos, vel, angvel, quat, force, torque, previous, inv_mass, inv_inertia,
-                                 vel_pred, angvel_pred, ref_pos, half_skin, flags, rigid)
-                if clumps is not None:
-                    clump_drift(dt, clumps, pos, vel, angvel, quat, vel_pred, angvel_pred, ref_pos, half_skin, flags)
-        if not last:
-            if servos:
-                servo_update(dt, servo, wall_point, wall_vel, wall_normal, out, status, boundary_power)
-            move_walls(wall_point, wall_vel, wall_normal, wall_ref, dt, half_skin, flags, cylinders)
-            move_cell(dt, cell, pos, i_start, pair_j, out, status, half_skin, flags)
-            if moving:
-                move_meshes(dt, shape_data, meshes, motion, half_skin, flags)
-        if _raised(flags):
-            return s + 1, not last
-    return n_steps, False
-
-
-@jit
-def _reduce_block(p0, p1, kick_dt, drift_dt, model, state, table, run, rigid, damping):
-    """:func:`reduce_kick` for the bodies ``p0 <= p < p1`` in the serial step."""
-    radius, mass, inv_mass, inv_inertia, fixed, material, gravity, wall_normal, wall_material, pair_params = model
-    (pos, vel, angvel, quat, force, torque, previous, wall_point, wall_vel, dissipated, diss_terms, boundary_work, boundary_power,
-     damping_work, damping_force) = state
-    i_start, pair_j, j_start, j_pairs, hist, out, status, ref_pos, wall_ref = table
-    vel_pred, angvel_pred, owner, half_skin, overlap_limit, n_blocks, local_damping, flags = run
-    if SPHERES_ONLY:
-        reduce_kick_range_spheres(p0, p1, j_start, j_pairs, out, status, owner, mass, inv_mass, inv_inertia, gravity,
-                                  pos, vel, angvel, quat, force, torque, previous, vel_pred, angvel_pred, dissipated,
-                                  diss_terms, boundary_work, ref_pos, kick_dt, drift_dt, half_skin, flags, damping)
-    else:
-        reduce_kick_block(p0, p1, j_start, j_pairs, out, status, owner, mass, inv_mass, inv_inertia, gravity, pos,
-                          vel, angvel, quat, force, torque, previous, vel_pred, angvel_pred, dissipated, diss_terms,
-                          boundary_work, ref_pos, kick_dt, drift_dt, half_skin, flags, damping, rigid)
-
-
-@kernel
-def advance_parallel(n_steps, dt, resume, model, state, table, run, shapes, walls):
-    """:func:`advance` with the sweep over ``n_blocks // SWEEP_RANGES_PER_BLOCKS`` ranges of bodies
-    in parallel (the same arguments, results and return value).  (:func:`pair_forces` and
-    :func:`reduce_kick`, the two passes alone, are kept for ``benchmarks/profile_step.py``.)"""
-    radius, mass, inv_mass, inv_inertia, fixed, material, gravity, wall_normal, wall_material, pair_params = model
-    (pos, vel, angvel, quat, force, torque, previous, wall_point, wall_vel, dissipated, diss_terms, boundary_work, boundary_power,
-     damping_work, damping_force) = state
-    i_start, pair_j, j_start, j_pairs, hist, out, status, ref_pos, wall_ref = table
-    vel_pred, angvel_pred, owner, half_skin, overlap_limit, n_blocks, local_damping, flags = run
-    damping = (local_damping, damping_work, damping_force)
-    bodies, rigid, meshes, motion, clumps = shapes
-    cylinders, servo, cell = walls
-    shape_data, servos, moving = bodies[2], servo[0].shape[0] > 0, meshes[0].shape[0] > 0  # once per call
-    n = pos.shape[0]
-    # the sweep of the serial step (see advance) over a few contiguous ranges of bodies in
-    # parallel; the bodies of a range that pairs of an earlier range act on are reduced after all
-    # ranges' pairs (they may be evaluated by another thread at any time before)
-    span = block_size(n, max(n_blocks // SWEEP_RANGES_PER_BLOCKS, 1))
-    deferred = deferred_runs(n, span, i_start, j_start, j_pairs)
-    if n_steps < 0:
-        # forces and torques only: the sweep with dt = 0 (no history advanced, no kick); the state's
-        # velocities stand in for the predicted ones
-        current = (vel, angvel, owner, half_skin, overlap_limit, n_blocks, local_damping, flags)
-        _sweep_ranges(n, span, deferred, 0.0, model, state, table, current, shapes, damping, cylinders, cell)
-        reduce_kick_deferred(deferred, j_start, j_pairs, out, status, owner, mass, inv_mass, inv_inertia,
-                             gravity, pos, vel, angvel, quat, force, torque, previous, vel, angvel, dissipated, diss_terms,
-                             boundary_work, ref_pos, 0.0, half_skin, flags, damping, rigid)
-        if clumps is not None:
-            clump_kick(0.0, clumps, pos, vel, angvel, force, torque, gravity, flags)
-        return 0, resume
-    if n_steps == 0:
-        return 0, resume
-    if not resume:
-        kick_drift(dt, pos, vel, angvel, quat, force, torque, previous, inv_mass, inv_inertia, vel_pred, angvel_pred,
-                   ref_pos, half_skin, flags, n_blocks, rigid)
-        if clumps is not None:
-            clump_drift(dt, clumps, pos, vel, angvel, quat, vel_pred, angvel_pred, ref_pos, half_skin, flags)
-        if servos:
-            servo_update(dt, servo, wall_point, wall_vel, wall_normal, out, status, boundary_power)
-        move_walls(wall_point, wall_vel, wall_normal, wall_ref, dt, half_skin, flags, cylinders)
-        move_cell(dt, cell, pos, i_start, pair_j, out, status, half_skin, flags)
-        if moving:
-            move_meshes(dt, shape_data, meshes, motion, half_skin, flags)
-        if _raised(flags):
-            return 0, True
-    for s in range(n_steps):
-        _sweep_ranges(n, span, deferred, dt, model, state, table, run, shapes, damping, cylinders, cell)
-        reduce_kick_deferred(deferred, j_start, j_pairs, out, status, owner, mass, inv_mass, inv_inertia,
-                             gravity, pos, vel, angvel, quat, force, torque, previous, vel_pred, angvel_pred, dissipated,
-                             diss_terms, boundary_work, ref_pos, dt, half_skin, flags, damping, rigid)
-        if clumps is not None:
-            clump_kick(dt, clumps, pos, vel, angvel, force, torque, gravity, flags)
-        # an overlap beyond the guard ends the call on a step boundary (a consistent state to diagnose)
-        last = s == n_steps - 1 or flags[FLAG_OVERLAP] != 0 or flags[FLAG_STATE_NAN] != 0
-        if not last:
-            kick_drift(dt, pos, vel, angvel, quat, force, torque, previous, inv_mass, inv_inertia, vel_pred, angvel_pred,
-                       ref_pos, half_skin, flags, n_blocks, rigid)
-            if clumps is not None:
-                clump_drift(dt, clumps, pos, vel, angvel, quat, vel_pred, angvel_pred, ref_pos, half_skin, flags)
-            if servos:
-                servo_update(dt, servo, wall_point, wall_vel, wall_normal, out, status, boundary_power)
-            move_walls(wall_point, wall_vel, wall_normal, wall_ref, dt, half_skin, flags, cylinders)
-            move_cell(dt, cell, pos, i_start, pair_j, out, status, half_skin, flags)
-            if moving:
-                move_meshes(dt, shape_data, meshes, motion, half_skin, flags)
-        if _raised(flags):
-            return s + 1, not last
-    return n_steps, False
-
-
-@pkernel
-def _sweep_ranges(n, span, deferred, dt, model, state, table, run, shapes, damping, cylinders, cell):
-    """The serial step's sweep (pairs, then reduction and closing half kick, block by block) over
-    each range of ``span`` bodies in parallel, the reduction of the runs of bodies in ``deferred``
-    left out (:func:`reduce_kick_deferred`).  Safe in parallel: a range's pairs read, of another
-    range's bodies, only those left out (a pair (i, j) of an earlier range has j in a deferred run
-    of j's range; the drift that moves positions is a pass of its own)."""
-    radius, mass, inv_mass, inv_inertia, fixed, material, gravity, wall_normal, wall_material, pair_params = model
-    (pos, vel, angvel, quat, force, torque, previous, wall_point, wall_vel, dissipated, diss_terms, boundary_work, boundary_power,
-     damping_work, damping_force) = state
-    i_start, pair_j, j_start, j_pairs, hist, out, status, ref_pos, wall_ref = table
-    vel_pred, angvel_pred, owner, half_skin, overlap_limit, n_blocks, local_damping, flags = run
-    bodies, rigid, meshes, motion, clumps = shapes
-    run_lo, run_hi, range_first = deferred
-    planes = (wall_point, wall_normal, wall_vel, wall_material)
-    for r in prange((n + span - 1) // span):
-        a = r * span
-        end = min(a + span, n)
-        k = range_first[r]
-        k_end = range_first[r + 1]
-        while a < end:
-            e = min(a + SWEEP_BLOCK, end)
-            _pairs_chunk(a, e, i_start, pair_j, pos, vel_pred, angvel_pred, vel, angvel, radius, inv_mass, fixed,
-                         material, planes, pair_params, hist, out, status, owner, boundary_power, dt,
-                         overlap_limit, flags, quat, bodies, meshes, cylinders, cell)
-            # the block's bodies between the deferred runs
-            lo = a
-            while lo < e:
-                while k < k_end and run_hi[k] <= lo:
-                    k += 1
-                hi = min(run_lo[k], e) if k < k_end else e
-                if lo < hi:
-                    _reduce_block(lo, hi, dt, 0.0, model, state, table, run, rigid, damping)
-                lo = max(hi, min(run_hi[k], e)) if k < k_end else e
-            a = e
+    n = bodies.pos.shape[0]
+    n_ranges, span = _ranges(n, parallel)
+    deferred = _deferred(parallel, n, span, table)
+    # one block and no clumps: each body's reduction is followed by its next first half (clumps
+    # move after the reduction of all their members)
+    fused = n_ranges == 1 and n <= SWEEP_BLOCK and bodies.clumps is None
+    return _steps(n_steps, dt, resume, share(bodies), share(books), share(bounds), share(table), share(run), parallel,
+                  (n_ranges, span, deferred, fused))
 
 
 @kernel
@@ -693,9 +509,9 @@ def probe(records, dt, params, hist0, chain, results):
                             (rel_rot[t, 0], rel_rot[t, 1], rel_rot[t, 2]),
                             radius_i[t], radius_j[t], radius[t], mass[t],
                             (pair_rot[t, 0], pair_rot[t, 1], pair_rot[t, 2]), area[t], volume[t], 0.0)
-        f, m, energy, diss, act, h_new = LAW(g, params, _load_history(work, 0), dt[t])
-        _store_history(work, 0, h_new)
-        dissipation[t] = _book_dissipation(terms, t, work, 0, diss)
+        f, m, energy, diss, act, h_new = LAW(g, params, load_history(work, 0), dt[t])
+        store_history(work, 0, h_new)
+        dissipation[t] = book_dissipation(terms, t, work, 0, diss)
         for d in range(3):
             force[t, d] = f[d]
             couple[t, d] = m[d]

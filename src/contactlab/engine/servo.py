@@ -68,8 +68,7 @@ DAMPING_BOUND = 4.0
 def servo_update(dt, servo, wall_point, wall_vel, wall_normal, out, status, boundary_power):
     """Set the velocity of every servo-controlled wall or mesh for the next step.
 
-    ``servo = (servo_index, servo_param, pair_i, bound_start, bound_pairs, inv_mass, mesh_vel,
-    mesh_first)``: the controllers (rows of ``State.servo_index``/``servo_param``, columns
+    ``servo``: the record :data:`contactlab.engine.step_records.Servo`, i.e. the controllers (rows of ``State.servo_index``/``servo_param``, columns
     ``SERVO_*`` of :mod:`contactlab.engine.layout`), the pairs' first bodies, the CSR of the pairs by
     wall or mesh triangle, the bodies' inverse masses, the meshes' velocities and first triangles.
     For each, in a fixed order (serial: bit-identical at any thread count):
@@ -87,7 +86,8 @@ def servo_update(dt, servo, wall_point, wall_vel, wall_normal, out, status, boun
     The boundary power of the last evaluation is brought to the new velocity (``f . dv`` per
     contact), so that the next step's trapezoidal boundary work uses the velocity of that step.
     """
-    servo_index, servo_param, pair_i, bound_start, bound_pairs, inv_mass, mesh_vel, mesh_first = servo
+    servo_index, servo_param, pair_i, bound_start = servo.index, servo.param, servo.pair_i, servo.bound_start
+    bound_pairs, inv_mass, mesh_vel, mesh_first = servo.bound_pairs, servo.inv_mass, servo.mesh_vel, servo.mesh_first
     n_walls = wall_point.shape[0]
     for s in range(servo_index.shape[0]):
         target = servo_index[s, SERVO_TARGET]

@@ -34,7 +34,7 @@ from .._arguments import did_you_mean
 from ..errors import InputError, SimulationBlowUp
 from ..geometry.shapes import KIND_NAMES
 from ..neighbors.exclusions import Exclusions
-from . import layout
+from . import layout, step_records as records
 from .codegen import pair_row_length, shape_features
 from .contact_geometry import store_geometry, stored
 from .contact_table import ContactTable
@@ -200,25 +200,25 @@ class Stepper:
         #: the blow-up that stopped the run, if any
         self.failure: SimulationBlowUp | None = None
         m = model
-        # the kernels read each row into a tuple of row_length floats (their _pair_row); a law
+        # the kernels read each row into a tuple of row_length floats (their pair_row); a law
         # without parameters gets a row of one unused zero (pair_row_length)
-        table = (self.pair_params if self.pair_params.shape[2] == self.row_length
-                 else np.zeros(self.pair_params.shape[:2] + (self.row_length,)))
-        self._model_args = (m.radius, m.mass, m.inv_mass, m.inv_inertia, m.fixed, m.material, m.gravity,
-                            m.wall_normal, m.wall_material, table)
-        s = state
-        self._state_args = (s.positions, s.velocities, s.angular_velocities, s.orientations, s.forces, s.torques,
-                            s.previous_loads, s.wall_points, s.wall_velocities, s.dissipated, s.dissipation_terms, s.boundary_work,
-                            s.boundary_power, *self._damping_arrays())
-        #: ``(wall_kind, wall_shape)`` for the kernels of a scene with cylinder walls, else None
-        self.cylinders = (m.wall_kind, m.wall_shape) if m.has_cylinders else None
+        #: the pair table as the kernels read it (Table.pair_params)
+        self.pair_table = (self.pair_params if self.pair_params.shape[2] == self.row_length
+                           else np.zeros(self.pair_params.shape[:2] + (self.row_length,)))
+        #: the state's local-damping arrays, or empty ones without local damping (never touched then)
+        self.damping = self._damping_arrays()
         #: the periodic cell (:mod:`contactlab.geometry.periodic`, the state's), or None
         self.cell = state.cell
-        #: the clumps' arrays for the kernels (:mod:`contactlab.engine.clump_motion`), None without clumps
-        self.clumps = None if not m.n_clumps else (
-            m.clump_first, m.clump_members, m.clump_offsets, m.clump_mass, m.clump_inertia, 1.0 / m.clump_inertia,
-            s.clump_positions, s.clump_velocities, s.clump_angular_velocities, s.clump_orientations, s.clump_forces,
-            s.clump_torques, s.clump_previous_loads)
+        #: the cylinder walls' record for the kernels, None in a scene of plane walls only
+        self.cylinders = records.build(records.Cylinders, model=m) if m.has_cylinders else None
+        #: the clumps' record (:mod:`contactlab.engine.clump_motion`), None without clumps
+        self.clump_inv_inertia = 1.0 / m.clump_inertia if m.n_clumps else None
+        self.clumps = records.build(records.Clumps, model=m, state=state, stepper=self) if m.n_clumps else None
+        #: the kernels' records that stay the same objects for the stepper's life (the per-pair and
+        #: boundary records are built at each kernel call: a rebuild replaces the table's arrays)
+        self.meshes = records.build(records.Meshes, model=m, state=state)
+        self.books = records.build(records.Books, state=state, stepper=self)
+        self._bodies = None
         if saved_table is not None:
             self.table.restore(**saved_table)
             if geometry and not stored(self.table):
@@ -345,6 +345,7 @@ class Stepper:
             extra = t.set_history(rows, self._bond_column(law))
             if self.geo_col >= 0:
                 self.geo_col += extra
+                self._bodies = None  # its shapes record holds geo_col
             self.kernels = kernels
         self.pair_params[...] = pair_params   # in place: the kernels' argument tuples hold this array
         self.law = law
@@ -358,43 +359,79 @@ class Stepper:
         return saved
 
     # ------------------------------------------------------------------ kernel calls
-    def _shape_args(self):
-        """The tuples the kernels take for shapes, rigid bodies, meshes and clumps (see kernels.advance)."""
-        m, s, t = self.model, self.state, self.table
-        # the triangle selection's scratch, per pair: only a scene with mesh walls needs it (64 B a pair)
-        need = t.pair_i.shape[0] if m.n_triangles else 0
+    @property
+    def shapes(self) -> records.Shapes:
+        """The bodies' shapes as the narrow phases take them (:data:`records.Shapes`)."""
+        return records.build(records.Shapes, model=self.model, state=self.state, stepper=self)
+
+    @property
+    def principal(self) -> tuple[np.ndarray, np.ndarray]:
+        """The model's principal moments and their inverses, contiguous (set on first use; the model
+        may share them: Model.principal_arrays)."""
+        if self._principal is None:
+            self._principal = self.model.principal_arrays()
+        return self._principal
+
+    @property
+    def rigid(self) -> records.Rigid | None:
+        """The bodies with a full inertia tensor, or None for spheres only (the integrator's
+        rigid-body branches then compile away) and in a 2-D scene, whose disks and ellipses turn
+        about z alone (spin and torque along z, the body's z axis the global one): there the scalar
+        update with the moment about z is exact."""
+        if self.shape_features and self.model.dimension == 3:
+            return records.build(records.Rigid, model=self.model, stepper=self)
+        return None
+
+    @property
+    def servo(self) -> records.Servo:
+        """The servo-controlled walls and meshes with the pair list's index by wall and triangle."""
+        return records.build(records.Servo, model=self.model, state=self.state, table=self.table)
+
+    @property
+    def mesh_motion(self) -> records.MeshMotion:
+        return records.build(records.MeshMotion, model=self.model, table=self.table)
+
+    def bodies(self) -> records.Bodies:
+        """The kernels' per-body record (built once: the arrays it holds live as long as the stepper)."""
+        if self._bodies is None:
+            self._bodies = records.build(records.Bodies, model=self.model, state=self.state, stepper=self)
+        return self._bodies
+
+    def boundaries(self) -> records.Boundaries:
+        """The kernels' record of the boundaries: with servo control, the pair list keeps its index
+        by wall and triangle from now on, and the contacts' geometry (the controllers read their
+        normals and overlaps at every step)."""
+        s, t = self.state, self.table
+        if s.servo_index.shape[0] and not t.track_boundaries:
+            t.track_boundaries = True
+            t.index_boundaries()
+            store_geometry(self.model, s, t)
+        return records.build(records.Boundaries, model=self.model, state=s, table=t, stepper=self)
+
+    def pairs(self) -> records.Table:
+        """The kernels' per-pair record (the triangle selection's scratch grown with the list first:
+        only a scene with mesh walls needs it, 64 B a pair)."""
+        t = self.table
+        need = t.pair_i.shape[0] if self.model.n_triangles else 0
         if self.scratch.shape[0] < need:
             self.scratch = np.zeros((need, 8))
-        bodies = (m.shape_kind, m.shape_ref, s.shape_data, m.contact_radius, np.int64(self.geo_col),
-                  np.int64(self.mode))
-        # None for spheres only: the integrator's rigid-body branches then compile away; and None in
-        # a 2-D scene, whose disks and ellipses turn about z alone (spin and torque along z, the
-        # body's z axis the global one): there the scalar update with the moment about z is exact
-        rigid = None
-        if self.shape_features and m.dimension == 3:
-            if self._principal is None:  # contiguous once (the model may share them: Model.principal_arrays)
-                self._principal = m.principal_arrays()
-            rigid = (m.shape_kind,) + self._principal
-        meshes = (m.tri_ref, m.tri_mesh, s.mesh_positions, s.mesh_orientations, s.mesh_velocities,
-                  s.mesh_angular_velocities, m.mesh_material, self.scratch)
-        motion = (m.mesh_local, m.mesh_first, t.mesh_ref_pos, t.mesh_ref_quat, m.mesh_size)
-        return bodies, rigid, meshes, motion, self.clumps
+        return records.build(records.Table, table=t, stepper=self)
+
+    def records(self) -> tuple:
+        """``(bodies, books, boundaries, table, run)``: the step kernels' records, as
+        :func:`contactlab.engine.kernels.advance` takes them (the boundaries first: servo control
+        may widen the table's out)."""
+        bounds = self.boundaries()
+        return self.bodies(), self.books, bounds, self.pairs(), records.build(records.Run, stepper=self)
 
     def advance(self, n_steps: int, dt: float, resume: bool) -> tuple[int, bool]:
         """One call of the step kernel (``n_steps = -1``: the forces of the current state only):
-        the serial kernel for a small scene, else the parallel one (same results).  Returns
+        serial for a small scene or one thread, else parallel (same results).  Returns
         ``(steps completed, mid_step)``."""
-        t = self.table
         self.flags[:] = 0
         blocks = n_blocks(len(self.state.positions))
-        serial = blocks == 1 or numba.get_num_threads() == 1
-        kernel = self.kernels.advance if serial else self.kernels.advance_parallel
-        walls = self._wall_args()  # first: it may widen the table's out (servo control)
-        table = (t.i_start, t.pair_j, t.j_start, t.j_pairs, t.hist, t.out, t.status, t.ref_pos, t.wall_ref)
-        run = (self.vel_pred, self.angvel_pred, self.owner, self.half_skin, self.max_overlap, blocks, self.local_damping,
-               self.flags)
-        k, mid = launch(self.law, kernel, n_steps, dt, resume, self._model_args, self._state_args, table, run,
-                        self._shape_args(), walls)
+        parallel = None if blocks == 1 or numba.get_num_threads() == 1 else blocks
+        k, mid = launch(self.law, self.kernels.advance, n_steps, dt, resume, *self.records(), parallel)
         return int(k), bool(mid)
 
     @property
@@ -403,20 +440,6 @@ class Stepper:
         quarter in a periodic scene (whose cell may change by another half, see
         :mod:`contactlab.engine.cell_motion`)."""
         return (0.25 if self.cell is not None else 0.5) * self.table.skin
-
-    def _wall_args(self):
-        """The kernels' ``walls = (cylinders, servo, cell)`` (see kernels.advance): the servo-controlled
-        walls and meshes with the pair list's index by wall and triangle (kept from now on), and
-        the periodic cell (None without one)."""
-        s, t = self.state, self.table
-        if s.servo_index.shape[0] and not t.track_boundaries:
-            t.track_boundaries = True
-            t.index_boundaries()
-            # the controllers read the contacts' normals and overlaps at every step
-            store_geometry(self.model, s, t)
-        m = self.model
-        return self.cylinders, (s.servo_index, s.servo_param, t.pair_i, t.bound_start, t.bound_pairs, m.inv_mass,
-                                s.mesh_velocities, m.mesh_first), self.cell
 
     def evaluate_forces(self) -> None:
         """Forces and torques at the current state without advancing anything (start of a run,
