@@ -2,6 +2,10 @@
 thread: microseconds per step (the fixed cost of a step), contactlab interleaved with serial LAMMPS
 on the same input, best of 5 rounds each.
 
+``--moving``: the two bodies that move, one at 1 m/s towards the other 50 mm away (1e5 steps of
+1e-6 s, so that the neighbour list is rebuilt every few hundred steps: the cost of a rebuild, which
+returns to Python, shows).
+
 LAMMPS (Debian's ``lmp``, skipped when not installed or with ``--no-lammps``): the same two atoms
 in a box of 0.1 m, ``pair_style granular`` with the coefficients of ``lammps/lammps_settle.py``
 (Hertz-Mindlin, restitution damping matched to contactlab's), ``fix nve/sphere``, contactlab's
@@ -10,7 +14,7 @@ neighbour skin; its own ``Loop time`` (set-up excluded, as ``Simulation.run`` ti
 
 Usage::
 
-    python benchmarks/two_bodies.py [--rounds 5] [--no-lammps]
+    python benchmarks/two_bodies.py [--rounds 5] [--no-lammps] [--moving]
 """
 from __future__ import annotations
 
@@ -36,7 +40,7 @@ _SCRIPT = """units si
 atom_style sphere
 atom_modify map array
 boundary f f f
-region box block -0.05 0.05 -0.05 0.05 -0.05 0.05
+region box block -{side!r} {side!r} -{side!r} {side!r} {zlo!r} {zhi!r}
 create_box 1 box
 create_atoms 1 single 0.0 0.0 0.0
 create_atoms 1 single 0.0 0.0 {z2!r}
@@ -56,25 +60,49 @@ print "@@V $(vz[1]:%.15g) $(vz[2]:%.15g)"
 """
 
 
-def contactlab_run() -> dict:
-    """One timed run: microseconds per step, the skin, the final velocities (m/s)."""
+#: the moving case: the second body's centre (m) and the first one's speed (m/s)
+MOVING_DISTANCE = 0.05
+MOVING_SPEED = 1.0
+
+
+def _start(moving: bool) -> tuple[float, float, float]:
+    """``(z of the second body, vz of the first, vz of the second)``."""
+    if moving:
+        return MOVING_DISTANCE, MOVING_SPEED, 0.0
+    return 2 * sc.RADIUS + GAP, SPEED, -SPEED
+
+
+def _box(moving: bool) -> dict:
+    """LAMMPS's box (m): 0.1 m wide around the head-on pair; around the path of the moving pair
+    (the second body ends ~40 mm further on), no wider than the motion needs (LAMMPS clears its
+    bins at every rebuild)."""
+    if moving:
+        return dict(side=0.005, zlo=-0.005, zhi=MOVING_DISTANCE + 0.05)
+    return dict(side=0.05, zlo=-0.05, zhi=0.05)
+
+
+def contactlab_run(moving: bool = False) -> dict:
+    """One timed run: microseconds per step, the skin, the final velocities (m/s), the rebuilds."""
     import contactlab as cl
 
     glass = cl.Material(density=sc.DENSITY, young=sc.YOUNG, poisson=sc.POISSON)
     scene = cl.Scene(gravity=(0, 0, 0))
     r = sc.RADIUS
-    scene.add_sphere(position=(0, 0, 0), radius=r, material=glass, velocity=(0, 0, SPEED))
-    scene.add_sphere(position=(0, 0, 2 * r + GAP), radius=r, material=glass, velocity=(0, 0, -SPEED))
+    z2, v1, v2 = _start(moving)
+    scene.add_sphere(position=(0, 0, 0), radius=r, material=glass, velocity=(0, 0, v1))
+    scene.add_sphere(position=(0, 0, z2), radius=r, material=glass, velocity=(0, 0, v2))
     sim = cl.Simulation(scene, cl.models.HertzMindlin(restitution=sc.RESTITUTION, friction=sc.FRICTION), dt=DT,
                         threads=1)
+    builds = sim.table.builds
     t0 = time.perf_counter()
     sim.run(steps=STEPS)
     us = (time.perf_counter() - t0) / STEPS * 1e6
     v = sim.state.velocities
-    return dict(us_per_step=us, skin=float(sim.table.skin), vz=(float(v[0, 2]), float(v[1, 2])))
+    return dict(us_per_step=us, skin=float(sim.table.skin), vz=(float(v[0, 2]), float(v[1, 2])),
+                rebuilds=sim.table.builds - builds)
 
 
-def lammps_run(lmp: str, skin: float, workdir: Path) -> dict:
+def lammps_run(lmp: str, skin: float, workdir: Path, moving: bool = False) -> dict:
     """The same run in serial LAMMPS: microseconds per step from its loop time, final velocities."""
     import contactlab as cl
 
@@ -82,8 +110,8 @@ def lammps_run(lmp: str, skin: float, workdir: Path) -> dict:
                             .damping_coefficient)
     pair = "\n".join(ls.model_commands(p, 0.1).split("\n")[:2])
     r = sc.RADIUS
-    script = _SCRIPT.format(z2=2 * r + GAP, d=2 * r, rho=sc.DENSITY, v=SPEED, mv=-SPEED, pair=pair, skin=skin,
-                            dt=DT, steps=STEPS)
+    z2, v1, v2 = _start(moving)
+    script = _SCRIPT.format(**_box(moving), z2=z2, d=2 * r, rho=sc.DENSITY, v=v1, mv=v2, pair=pair, skin=skin, dt=DT, steps=STEPS)
     log = ls.run_lammps([lmp], script, workdir, "two_bodies")
     loop = ls.LOOP_RE.search(log)
     vz = next(line.split()[1:] for line in log.splitlines() if line.startswith("@@V"))
@@ -94,15 +122,16 @@ def main(argv=None) -> int:
     ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     ap.add_argument("--rounds", type=int, default=5)
     ap.add_argument("--no-lammps", action="store_true")
+    ap.add_argument("--moving", action="store_true", help="the two moving bodies (neighbour-list rebuilds)")
     args = ap.parse_args(argv)
     lmp = None if args.no_lammps else ls.find_lmp()
     ours, theirs = [], []
     for _ in range(args.rounds):
-        ours.append(contactlab_run())
+        ours.append(contactlab_run(args.moving))
         if lmp:
-            theirs.append(lammps_run(lmp, ours[-1]["skin"], HERE / "out" / "lammps-two-bodies"))
+            theirs.append(lammps_run(lmp, ours[-1]["skin"], HERE / "out" / "lammps-two-bodies", args.moving))
     result = {"contactlab_us_per_step": min(r["us_per_step"] for r in ours),
-              "contactlab_rebound_vz": ours[-1]["vz"]}
+              "contactlab_rebound_vz": ours[-1]["vz"], "contactlab_rebuilds": ours[-1]["rebuilds"]}
     if theirs:
         result["lammps_us_per_step"] = min(r["us_per_step"] for r in theirs)
         result["lammps_rebound_vz"] = theirs[-1]["vz"]

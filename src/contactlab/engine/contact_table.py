@@ -1,6 +1,7 @@
 """The contact table: candidate pairs of the neighbour list, each with its history, outputs and status."""
 from __future__ import annotations
 
+import _signal
 import signal
 import threading
 from contextlib import contextmanager
@@ -17,6 +18,7 @@ from .layout import ACTIVE, INDEX, N_OUT
 
 __all__ = ["ContactTable"]
 
+_SIGINT = int(signal.SIGINT)
 #: stand-ins for the CSR by second body while a rebuild makes it anew
 _NO_START = np.zeros(0, dtype=INDEX)
 _NO_PAIRS = np.zeros(0, dtype=INDEX)
@@ -30,16 +32,18 @@ def _interrupts_deferred():
     if threading.current_thread() is not threading.main_thread():
         yield
         return
-    previous = signal.getsignal(signal.SIGINT)
+    # the C functions under the signal module (its wrappers convert to and from enums: most of
+    # the cost of a small scene's rebuild)
+    previous = _signal.getsignal(_SIGINT)
     if previous is None:          # a handler not installed from Python: left alone
         yield
         return
     caught = []
-    signal.signal(signal.SIGINT, lambda signum, frame: caught.append(signum))
+    _signal.signal(_SIGINT, lambda signum, frame: caught.append(signum))
     try:
         yield
     finally:
-        signal.signal(signal.SIGINT, previous)
+        _signal.signal(_SIGINT, previous)
         if caught:
             signal.raise_signal(signal.SIGINT)
 
@@ -192,7 +196,7 @@ class ContactTable:
         except BaseException:
             # nothing half-written: the old list's first bodies (whose buffer the build writes) and
             # its CSR by second body back
-            first_bodies(self.i_start, self.pair_i, n_blocks())
+            first_bodies(self.i_start, self.pair_i, n_blocks(self.n_spheres))
             self.j_start, self.j_pairs = transpose_pairs(self.n_spheres, self.n_pairs, self.pair_j)
             raise
         # each pair's rows move to its new place within the same arrays (history_match); from the
@@ -201,7 +205,7 @@ class ContactTable:
         with _interrupts_deferred():
             carry_rows(self.i_start, self.pair_j, i_start, new_j, self.hist, self.out, self.status)
             if write_i:
-                first_bodies(i_start, new_i, n_blocks())
+                first_bodies(i_start, new_i, n_blocks(self.n_spheres))
             self.pair_i, self.pair_j = new_i, new_j
             self.n_pairs, self.i_start = n_new, i_start
             self.j_start, self.j_pairs = j_start, j_pairs
@@ -234,7 +238,7 @@ class ContactTable:
         if not (with_triangles or with_exclusions or clump_of is not None or len(keep_i)):
             return None, new_j, n_new, i_start
         new_i = np.empty(new_j.shape[0], dtype=INDEX)
-        first_bodies(i_start, new_i, n_blocks())
+        first_bodies(i_start, new_i, n_blocks(self.n_spheres))
         if with_triangles:
             ti, tj = triangle_pairs(pos, radius, fixed, self.skin, triangles[0], triangles[1], self.first_triangle)
             if len(ti):

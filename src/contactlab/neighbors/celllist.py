@@ -271,11 +271,19 @@ def build_pairs(pos, radius, fixed, skin, wall_point, wall_normal, pair_i, pair_
     args = (cell_start, items, sorted_xr, origin, inv_w, dims, skin, wall_point, wall_normal, wall_kind, wall_shape)
     # each sphere's partner count at i_start[i + 1], then the prefix sum in place
     i_start = np.zeros(n + 1, dtype=np.uint32)
-    _count(*args, i_start, n_blocks())
+    blocks = n_blocks(n)
+    if blocks == 1:
+        # a small scene: the chunk itself, without entering a parallel region (~5-10 us each)
+        _count_chunk(0, n, *args, i_start)
+    else:
+        _count(*args, i_start, blocks)
     n_pairs = segments_from_counts(i_start)
     check_pairs(n_pairs)
     pair_i, pair_j = pair_buffers(n_pairs, pair_i, pair_j)
-    _fill(*args, i_start, _NO_PAIRS if pair_i is None else pair_i, pair_j, n_blocks())
+    if blocks == 1:
+        _fill_chunk(0, n, *args, i_start, _NO_PAIRS if pair_i is None else pair_i, pair_j)
+    else:
+        _fill(*args, i_start, _NO_PAIRS if pair_i is None else pair_i, pair_j, blocks)
     return pair_i, pair_j, n_pairs, i_start
 
 
@@ -299,15 +307,28 @@ def pair_buffers(n_pairs: int, pair_i, pair_j):
     return pair_i, pair_j
 
 
+@kernel
+def _first_bodies_range(i_start, pair_i, i0, i1):
+    for i in range(i0, i1):
+        for k in range(i_start[i], i_start[i + 1]):
+            pair_i[k] = i
+
+
 @pkernel
-def first_bodies(i_start, pair_i, n_blocks):
-    """Write ``pair_i[k] = i`` for the pairs ``k`` of each first body ``i`` of the CSR ``i_start`` (N+1,)."""
+def _first_bodies(i_start, pair_i, n_blocks):
     n = i_start.shape[0] - 1
     b = max((n + n_blocks - 1) // n_blocks, 1)
     for c in prange((n + b - 1) // b):
-        for i in range(c * b, min((c + 1) * b, n)):
-            for k in range(i_start[i], i_start[i + 1]):
-                pair_i[k] = i
+        _first_bodies_range(i_start, pair_i, c * b, min((c + 1) * b, n))
+
+
+def first_bodies(i_start, pair_i, n_blocks):
+    """Write ``pair_i[k] = i`` for the pairs ``k`` of each first body ``i`` of the CSR ``i_start``
+    (N+1,), over ``n_blocks`` blocks in parallel (one: serially, without a parallel region)."""
+    if n_blocks == 1:
+        _first_bodies_range(i_start, pair_i, 0, i_start.shape[0] - 1)
+    else:
+        _first_bodies(i_start, pair_i, n_blocks)
 
 
 @kernel

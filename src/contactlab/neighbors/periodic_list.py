@@ -189,9 +189,9 @@ def build_pairs_periodic(pos, radius, fixed, skin, wall_point, wall_normal, pair
             wall_normal, wall_kind, wall_shape)
     # each body's partner count at i_start[i + 1], then the prefix sum in place
     i_start = np.zeros(n + 1, dtype=np.uint32)
-    _count(*args, i_start, n_blocks())
+    _count(*args, i_start, n_blocks(n))
     n_pairs = segments_from_counts(i_start)
     check_pairs(n_pairs)
     pair_i, pair_j = pair_buffers(n_pairs, pair_i, pair_j)
-    _fill(*args, i_start, np.zeros(0, dtype=np.uint32) if pair_i is None else pair_i, pair_j, n_blocks())
+    _fill(*args, i_start, np.zeros(0, dtype=np.uint32) if pair_i is None else pair_i, pair_j, n_blocks(n))
     return pair_i, pair_j, n_pairs, i_start
