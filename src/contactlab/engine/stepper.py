@@ -17,9 +17,9 @@ One step (velocity Verlet, see :mod:`contactlab.engine.kernels`) is one pass of 
 :meth:`Stepper.take_steps` calls it for as many steps as it can go without Python: it returns
 when a drift takes a body beyond half the skin (the list is rebuilt and the step resumed), when a
 flag asks for the launcher (a bond broke: logged; a blow-up: diagnosed and raised, see
-:mod:`contactlab.diagnosis`) or when the steps are done.  Kernel arguments are grouped by owner
-(model arrays, state arrays, table arrays, run arrays with the flags last, and the shapes'
-tuples), see :func:`contactlab.engine.kernels.advance`.
+:mod:`contactlab.diagnosis`) or when the steps are done.  The kernels take the step's data as the
+records of :mod:`contactlab.engine.step_records` (bodies, books, boundaries, table, run), which
+:meth:`Stepper.records` builds, see :func:`contactlab.engine.kernels.advance`.
 """
 from __future__ import annotations
 
@@ -347,7 +347,7 @@ class Stepper:
                 self.geo_col += extra
                 self._bodies = None  # its shapes record holds geo_col
             self.kernels = kernels
-        self.pair_params[...] = pair_params   # in place: the kernels' argument tuples hold this array
+        self.pair_params[...] = pair_params   # in place: the kernels' Table record holds this array
         self.law = law
 
     def saved_table(self) -> dict:
@@ -389,6 +389,7 @@ class Stepper:
 
     @property
     def mesh_motion(self) -> records.MeshMotion:
+        """What moving the meshes needs, with the table's reference poses of the last build."""
         return records.build(records.MeshMotion, model=self.model, table=self.table)
 
     def bodies(self) -> records.Bodies:
