@@ -37,6 +37,7 @@ from .errors import InputError, SimulationBlowUp
 from .packing_limit import packing_limit
 from .frozen_model import Model
 from .geometry.shapes import ROLL as SHAPE_ROLL
+from .gpu import check_device, check_scene as check_gpu_scene, refuse_streams
 from .io.checkpoint import read_checkpoint, save_checkpoint
 from .io.progress import make_progress
 from .io.sensors import Recorder
@@ -127,6 +128,11 @@ class Simulation:
         :class:`~contactlab.errors.SimulationBlowUp` (``cause == "energy_created"``) when its
         energy balance error grows by more than this share of the energy in play over a window of
         checks (default 0.05); ``None`` turns it off.
+    device : str
+        Where the step runs: ``"cpu"`` (default) or ``"cuda"``, one NVIDIA GPU (the ``gpu`` extra,
+        ``pip install -e ".[gpu]"``; ``docs/gpu.md``: what runs there, what is refused with a
+        :class:`~contactlab.gpu.DeviceError` before anything is built, and what it measures).
+        The same law source and engine code run on both; results agree to rounding.
 
     The stability limit (:attr:`stability_limit`) is the smaller of two.  The limit of a single
     contact that can occur: over the pairs of bodies that can meet (two free spheres, a free and a
@@ -155,7 +161,7 @@ class Simulation:
                  max_overlap: float = 0.1, initial_overlap_tolerance: float = 0.02, threads: int | None = None,
                  local_damping: float = 0.0, debug: bool = False, shape_contact: str = "minkowski",
                  allow_unstable_dt: bool = False, energy_watchdog: float | None = DEFAULT_SHARE,
-                 allow_long_run: bool = False):
+                 allow_long_run: bool = False, device: str = "cpu"):
         if not isinstance(scene, Scene):
             raise InputError(f"scene must be a contactlab.Scene, got {type(scene).__name__}")
         model_data, state = scene.finalize()
@@ -163,10 +169,10 @@ class Simulation:
                     initial_overlap_tolerance=initial_overlap_tolerance, threads=threads, local_damping=local_damping,
                     debug=debug, shape_contact=shape_contact, check_initial=True,
                     allow_unstable_dt=allow_unstable_dt, energy_watchdog=energy_watchdog,
-                    allow_long_run=allow_long_run)
+                    allow_long_run=allow_long_run, device=device)
 
     @classmethod
-    def load_checkpoint(cls, path, *, threads: int | None = None, allow_import=()) -> "Simulation":
+    def load_checkpoint(cls, path, *, threads: int | None = None, allow_import=(), device: str = "cpu") -> "Simulation":
         """Resume a simulation from a checkpoint file (reporters must be attached again).
 
         ``threads`` overrides the saved thread count (results do not depend on it).  A missing,
@@ -175,8 +181,11 @@ class Simulation:
         stored model of a user-defined law (``"module:name"``) may import; contactlab's own and
         those already imported need none, any other raises
         :class:`~contactlab.errors.ImportNotAllowedError` before it is imported
-        (:mod:`contactlab.imports`).
+        (:mod:`contactlab.imports`).  ``device``: where the resumed run steps (``"cpu"``, or
+        ``"cuda"`` for a GPU): a checkpoint holds no device, so one written on either resumes on
+        either.
         """
+        device = check_device(device)
         saved = read_checkpoint(path, allow_import=allow_import)
         options = dict(saved.options)
         if threads is not None:
@@ -185,7 +194,7 @@ class Simulation:
         sim._build(saved.model, saved.state, saved.law, dt=saved.dt, skin=saved.table["skin"], debug=False,
                    check_initial=False,
                    saved_table=saved.table, exclusions=saved.exclusions, bond_log=saved.bond_log,
-                   saved_streams=saved.streams, **options)
+                   saved_streams=saved.streams, device=device, **options)
         return sim
 
     def save_checkpoint(self, path) -> Path:
@@ -196,7 +205,7 @@ class Simulation:
     def _build(self, model_data: Model, state: State, contact_model: ContactModel, *, dt, skin, max_overlap,
                initial_overlap_tolerance, threads, local_damping, debug, shape_contact, check_initial,
                saved_table=None, exclusions=None, bond_log=None, saved_streams=None, allow_unstable_dt=False,
-               energy_watchdog=DEFAULT_SHARE, allow_long_run=False):
+               energy_watchdog=DEFAULT_SHARE, allow_long_run=False, device="cpu"):
         """Check the options, derive the time step and build the stepper (a new simulation, or a
         checkpoint's parts with ``saved_table``)."""
         if not isinstance(contact_model, ContactModel):
@@ -237,6 +246,12 @@ class Simulation:
         self.threads = threads
         #: True when the kernels and the law run as plain Python (``debug=True``)
         self.debug = as_bool("debug", debug)
+        #: where the step runs: ``"cpu"`` or ``"cuda"`` (one NVIDIA GPU, docs/gpu.md)
+        self.device = check_device(device)
+        if self.device == "cuda":
+            check_gpu_scene(model_data, debug=self.debug)
+            if saved_streams:
+                raise refuse_streams("a checkpoint with particle streams")
         self.model: Model = model_data
         self.contact_model: ContactModel = contact_model
         self.state: State = state
@@ -266,7 +281,7 @@ class Simulation:
         #: the bonds made so far and those broken (:meth:`bonds`)
         self.bond_log = bond_log if bond_log is not None else BondLog()
         #: the engine: contact table, kernels, run arrays (:class:`~contactlab.engine.stepper.Stepper`)
-        self.stepper = Stepper(model_data, state, contact_model, skin=as_positive("skin", skin, "m"),
+        self.stepper = self._stepper_class()(model_data, state, contact_model, skin=as_positive("skin", skin, "m"),
                                max_overlap=self.max_overlap, local_damping=self.local_damping, threads=threads,
                                debug=self.debug, shape_contact=self.shape_contact, exclusions=exclusions,
                                bond_log=self.bond_log, saved_table=saved_table)
@@ -873,8 +888,19 @@ class Simulation:
         self.streams.add(outlet)
         return outlet
 
+    def _stepper_class(self):
+        """The stepper of the simulation's device."""
+        if self.device == "cuda":
+            from .engine.gpu_stepper import GpuStepper  # noqa: PLC0415 - imports numba.cuda
+
+            return GpuStepper
+        return Stepper
+
     def _streams_supported(self, method: str) -> None:
-        """Particle streams do not yet remap clumps or the image counters of a periodic cell."""
+        """Particle streams do not yet remap clumps or the image counters of a periodic cell, nor
+        run on the GPU."""
+        if self.device == "cuda":
+            raise refuse_streams(method)
         if self.model.n_clumps:
             raise InputError(f"{method}: particle streams are not supported in a scene with clumps yet (this one has "
                              f"{self.model.n_clumps}); insert and remove bodies in a scene without clumps")
@@ -892,7 +918,7 @@ class Simulation:
         new spheres start with their weight (they touch nothing), so the bodies that stay move
         exactly as in a run without the others."""
         self.model, self.state, self.bond_log = model, state, bond_log
-        self.stepper = Stepper(model, state, self.contact_model, skin=float(saved_table["skin"]),
+        self.stepper = self._stepper_class()(model, state, self.contact_model, skin=float(saved_table["skin"]),
                                max_overlap=self.max_overlap, local_damping=self.local_damping, threads=self.threads,
                                debug=self.debug, shape_contact=self.shape_contact, exclusions=exclusions,
                                bond_log=bond_log, saved_table=saved_table)

@@ -421,7 +421,7 @@ def move_boundaries(dt, bodies, books, bounds, table, run):
     the periodic cell deforms (:func:`contactlab.engine.cell_motion.move_cell`), the meshes move.
     (Each part is called only where the scene has it: a call hands its arrays over word by word.)"""
     servo, cell = bounds.servo, bounds.cell
-    if servo.index.shape[0] > 0:
+    if servo.indices.shape[0] > 0:
         servo_update(dt, servo, bounds.wall_point, bounds.wall_vel, bounds.wall_normal, table.out, table.status,
                      books.boundary_power)
     if bounds.wall_point.shape[0] > 0:

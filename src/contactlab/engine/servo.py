@@ -86,7 +86,7 @@ def servo_update(dt, servo, wall_point, wall_vel, wall_normal, out, status, boun
     The boundary power of the last evaluation is brought to the new velocity (``f . dv`` per
     contact), so that the next step's trapezoidal boundary work uses the velocity of that step.
     """
-    servo_index, servo_param, pair_i, bound_start = servo.index, servo.param, servo.pair_i, servo.bound_start
+    servo_index, servo_param, pair_i, bound_start = servo.indices, servo.param, servo.pair_i, servo.bound_start
     bound_pairs, inv_mass, mesh_vel, mesh_first = servo.bound_pairs, servo.inv_mass, servo.mesh_vel, servo.mesh_first
     n_walls = wall_point.shape[0]
     for s in range(servo_index.shape[0]):

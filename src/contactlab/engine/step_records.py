@@ -114,7 +114,7 @@ Cylinders = _record("Cylinders", "Cylinder walls (None in a scene of plane walls
 ])
 
 Servo = _record("Servo", "Walls and meshes that follow a target force (:func:`contactlab.engine.servo.servo_update`).", [
-    ("index", "state.servo_index", "(S, N_SERVO_INDEX) int64 rows (engine.layout SERVO_*)"),
+    ("indices", "state.servo_index", "(S, N_SERVO_INDEX) int64 rows (engine.layout SERVO_*)"),
     ("param", "state.servo_param", "(S, N_SERVO_PARAM) float rows"),
     ("pair_i", "table.pair_i", "(pairs,) first body of each pair"),
     ("bound_start", "table.bound_start", "CSR of the pairs by wall and mesh triangle"),

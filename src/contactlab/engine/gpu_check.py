@@ -1,0 +1,62 @@
+"""The GPU step kernels compiled to PTX without a GPU: whether the GPU compiler takes a law.
+
+:func:`compile_step_ptx` compiles every kernel of :mod:`contactlab.engine.gpu_kernels` for a
+simulation's law and scene with the argument types the GPU stepper would launch them with (the
+records' arrays as writable C-contiguous device arrays), for one compute capability.  A construct
+the GPU compiler refuses (an allocation, a Python object, an exception with a computed message)
+raises :class:`~contactlab.errors.LawError` naming the law and the line, as the CPU compiler's do.
+"""
+from __future__ import annotations
+
+import numba
+import numpy as np
+
+from ..errors import ContactlabError
+from ..gpu import backend
+from .launch import launch
+
+__all__ = ["compile_step_ptx", "device_types"]
+
+
+def _device_like(x):
+    """A stand-in with the type the device twin of ``x`` has (arrays: writable, C-contiguous)."""
+    if isinstance(x, np.ndarray):
+        return np.zeros((0,) * x.ndim, dtype=x.dtype)
+    if isinstance(x, tuple):
+        items = [_device_like(f) for f in x]
+        return type(x)(*items) if hasattr(x, "_fields") else tuple(items)
+    return x
+
+
+def device_types(records) -> tuple:
+    """Numba types of the records' device twins."""
+    return tuple(numba.typeof(_device_like(r)) for r in records)
+
+
+def compile_step_ptx(sim, cc=(9, 0)) -> str:
+    """PTX of ``sim``'s GPU step kernels for compute capability ``cc`` (the pair pass's first;
+    all compiled).  Needs numba-cuda with libNVVM and no simulator."""
+    if backend.cuda is None:
+        raise ContactlabError(backend.NUMBA_CUDA_MISSING)
+    if backend.simulated():
+        raise ContactlabError("the GPU compiler does not run under numba-cuda's simulator (NUMBA_ENABLE_CUDASIM=1): "
+                              "check a law's GPU compilation in a process without it")
+    from .codegen import gpu_kernel_module  # noqa: PLC0415
+
+    st = sim.stepper
+    g = gpu_kernel_module(st.law.law_module, shapes=st.shape_features, dropped=st.history_layout.dropped,
+                          row_length=st.row_length)
+    bodies, books, bounds, table, run = device_types(st.records())
+    i64, f64, b1 = numba.int64, numba.float64, numba.boolean
+    control = numba.int64[::1]
+    signatures = {
+        "pairs": (i64, f64, control, bodies, books, bounds, table, run),
+        "reduction": (i64, f64, control, bodies, books, bounds, table, run),
+        "first_half": (i64, f64, control, bodies, table, run),
+        "boundaries": (f64, b1, b1, control, bodies, books, bounds, table, run),
+        "predict_from_state": (i64, bodies),
+    }
+    ptx = {}
+    for name, sig in signatures.items():
+        ptx[name] = launch(st.law, backend.compile_ptx, getattr(g, name).py_func, sig, cc)
+    return ptx["pairs"]

@@ -1,0 +1,182 @@
+"""The stepper on a GPU: the CPU stepper's state, table and records, its step kernels on the device.
+
+:class:`GpuStepper` is a :class:`~contactlab.engine.stepper.Stepper` whose :meth:`~GpuStepper.advance`
+runs the step on an NVIDIA GPU (:mod:`contactlab.engine.gpu_kernels`): everything else -- the
+neighbour list's rebuild with the history carried, bonds made and broken, the blow-up diagnosis,
+the time-step policy, the energy books, servo control, sensors, reporters, checkpoints -- is the
+CPU stepper's, on the same host arrays.  One call of :meth:`advance`:
+
+1. copies the records' arrays to the device (the model's read-only arrays once for the stepper's
+   life; the state's, the table's and the run's at each call: a host-side change between calls,
+   a velocity set or a rebuild, is always seen);
+2. queues the steps in batches, without reading anything back inside a batch: the kernels stop
+   by themselves once a step raises a flag (:mod:`contactlab.engine.gpu_kernels`), and the host
+   reads the three control numbers once per batch (the batch grows while no flag comes, and
+   shrinks when one does, so that few launches are wasted after a flag);
+3. copies the writable arrays back into the host arrays they came from (the state's own), so that
+   the host sees the state on a step boundary or in the middle of a step, as after the CPU's call.
+
+The state thus reaches the host when the simulation's run loop needs it (at a reporter's, a
+sensor's or the run monitor's step, at the end of a run) and at a neighbour-list rebuild, which
+runs on the host (``docs/gpu.md`` says what moving it to the device takes); nothing is copied per
+step.
+"""
+from __future__ import annotations
+
+import sys
+
+import numpy as np
+
+from ..gpu import backend
+from .codegen import gpu_kernel_module
+from .launch import launch
+from .stepper import Stepper
+
+__all__ = ["GpuStepper", "THREADS_PER_BLOCK"]
+
+#: threads per block of the per-body kernels on a GPU
+THREADS_PER_BLOCK = 128
+#: threads the simulator runs a per-body kernel on (each a Python thread)
+SIMULATOR_THREADS = 2
+
+
+class GpuStepper(Stepper):
+    """A :class:`Stepper` whose step kernels run on the GPU (same arguments)."""
+
+    def __init__(self, *args, **kwargs):
+        super().__init__(*args, **kwargs)
+        #: the model's read-only arrays on the device: id -> (host array, device array)
+        self._resident: dict[int, tuple] = {}
+        #: steps queued before the control numbers are read back (adapted as the run goes)
+        self.batch = 8
+        self._gpu_kernels()
+
+    def _gpu_kernels(self) -> None:
+        self.gpu = gpu_kernel_module(self.law.law_module, shapes=self.shape_features,
+                                     dropped=self.history_layout.dropped, row_length=self.row_length)
+
+    def set_law(self, law, pair_params: np.ndarray) -> None:
+        super().set_law(law, pair_params)
+        self._gpu_kernels()   # the history layout may have changed with the law
+
+    # ------------------------------------------------------------------ transfers
+    def _to_device(self, x, memo: dict, copies: list):
+        """The device twin of a record (the same record type, its arrays on the device)."""
+        if isinstance(x, np.ndarray):
+            key = (x.__array_interface__["data"][0], x.shape, x.strides, x.dtype.str)
+            if key in memo:  # one host array (or an identical view of it) in several fields
+                return memo[key]
+            if not x.flags.writeable:
+                hit = self._resident.get(id(x))
+                if hit is None or hit[0] is not x:
+                    hit = self._resident[id(x)] = (x, backend.to_device(x))
+                device = hit[1]
+            else:
+                device = backend.to_device(x)
+                copies.append((device, x))
+            memo[key] = device
+            return device
+        if isinstance(x, tuple):
+            items = [self._to_device(f, memo, copies) for f in x]
+            return type(x)(*items) if hasattr(x, "_fields") else tuple(items)
+        return x
+
+    def upload(self, host_records) -> tuple[tuple, list]:
+        """The records on the device and the (device, host) pairs to copy back."""
+        memo: dict = {}
+        copies: list = []
+        device = self._to_device(tuple(host_records), memo, copies)
+        _check_no_partial_aliases([host for _, host in copies])
+        return device, copies
+
+    @staticmethod
+    def download(copies) -> None:
+        """Copy the device's writable arrays back into the host arrays they came from."""
+        for device, host in copies:
+            if host.size == 0:
+                continue
+            if host.flags.c_contiguous:
+                backend.to_host(device, host)
+            else:
+                tmp = np.empty(host.shape, dtype=host.dtype)
+                backend.to_host(device, tmp)
+                host[...] = tmp
+
+    # ------------------------------------------------------------------ the step
+    def _shape(self, n: int) -> tuple[int, int, int]:
+        """``(bodies per thread, blocks, threads per block)`` of the per-body kernels."""
+        if backend.simulated():
+            per = max(1, -(-n // SIMULATOR_THREADS))
+            return per, 1, SIMULATOR_THREADS
+        return 1, max(1, -(-n // THREADS_PER_BLOCK)), THREADS_PER_BLOCK
+
+    def advance(self, n_steps: int, dt: float, resume: bool) -> tuple[int, bool]:
+        """One call of the step on the GPU (as :meth:`Stepper.advance`: ``n_steps = -1`` evaluates
+        the forces of the current state only); returns ``(steps completed, mid_step)``."""
+        self.flags[:] = 0
+        if n_steps == 0:
+            return 0, bool(resume)
+        host = self.records()
+        device, copies = self.upload(host)
+        interval = sys.getswitchinterval()
+        if backend.simulated():
+            # the simulator's launcher polls its threads holding the interpreter lock, which each
+            # thread needs to enter a compiled function: hand it over often (5 ms by default)
+            sys.setswitchinterval(1e-5)
+        try:
+            return launch(self.law, self._steps, int(n_steps), float(dt), bool(resume), device)
+        finally:
+            sys.setswitchinterval(interval)
+            self.download(copies)
+
+    def _steps(self, n_steps: int, dt: float, resume: bool, device) -> tuple[int, bool]:
+        """The CPU's ``_steps`` as kernel launches (:mod:`contactlab.engine.gpu_kernels`)."""
+        g = self.gpu
+        bodies, books, bounds, table, run = device
+        per, blocks, threads = self._shape(bodies.pos.shape[0])
+        control = backend.device_zeros(g.N_CONTROL, np.int64)
+        body_grid = (blocks, threads)
+        if n_steps < 0:
+            g.predict_from_state[body_grid](per, bodies)
+            g.pairs[body_grid](per, 0.0, control, bodies, books, bounds, table, run)
+            g.reduction[body_grid](per, 0.0, control, bodies, books, bounds, table, run)
+            backend.synchronize()
+            return 0, bool(resume)
+        if not resume:
+            g.first_half[body_grid](per, dt, control, bodies, table, run)
+            g.boundaries[1, 1](dt, False, False, control, bodies, books, bounds, table, run)
+        queued = 0
+        numbers = np.zeros(g.N_CONTROL, dtype=np.int64)
+        while queued < n_steps:
+            batch = min(self.batch, n_steps - queued)
+            for b in range(batch):
+                last = queued + b == n_steps - 1
+                g.pairs[body_grid](per, dt, control, bodies, books, bounds, table, run)
+                g.reduction[body_grid](per, dt, control, bodies, books, bounds, table, run)
+                if not last:
+                    g.first_half[body_grid](per, dt, control, bodies, table, run)
+                g.boundaries[1, 1](dt, True, last, control, bodies, books, bounds, table, run)
+            queued += batch
+            backend.to_host(control, numbers)
+            if numbers[g.HALTED]:
+                # a flag came: fewer steps queued next time (each queued after it is a wasted launch)
+                self.batch = max(1, self.batch // 2)
+                break
+            self.batch = min(self.batch * 2, 256)
+        return int(numbers[g.DONE]), bool(numbers[g.MID])
+
+
+def _check_no_partial_aliases(arrays) -> None:
+    """The writable arrays copied to the device must not overlap unless they are the same view
+    (each becomes its own device array: a write through one would not be seen through another)."""
+    spans = []
+    for a in arrays:
+        if a.size == 0:
+            continue
+        lo, hi = np.byte_bounds(a) if hasattr(np, "byte_bounds") else np.lib.array_utils.byte_bounds(a)
+        spans.append((lo, hi))
+    spans.sort()
+    for (lo0, hi0), (lo1, hi1) in zip(spans, spans[1:]):
+        if lo1 < hi0:
+            raise RuntimeError("contactlab's GPU records hold two writable arrays that overlap in memory "
+                               "(an internal error: please report it)")

@@ -1,0 +1,118 @@
+"""The one module that imports the GPU compiler: numba-cuda's ``numba.cuda`` API.
+
+Everything of contactlab that runs on a GPU reaches the compiler through the names defined here
+(``cuda``, :func:`gpu_kernel`, :func:`to_device`, :func:`to_host`, :func:`compile_ptx`), so that
+moving to numba-cuda-mlir, announced as its compatible successor, is the one import line below.
+
+Two ways to run: on an NVIDIA GPU through its driver, or under numba-cuda's simulator
+(``NUMBA_ENABLE_CUDASIM=1`` in the environment before Numba is imported; no driver needed), where a
+kernel runs as Python threads and the compiled CPU building blocks it calls run as compiled CPU
+code.  Under the simulator a "device array" is a private NumPy copy, so that a value that was
+never copied to or from the device shows as a wrong result in a test, as it would on a GPU.
+"""
+from __future__ import annotations
+
+import importlib.util
+
+import numba
+import numpy as np
+
+__all__ = ["cuda", "gpu_kernel", "to_device", "to_host", "compile_ptx", "simulated", "unavailable_reason",
+           "NUMBA_CUDA_MISSING"]
+
+NUMBA_CUDA_MISSING = ("the GPU backend needs numba-cuda: pip install -e \".[gpu]\" (an NVIDIA driver for a GPU; "
+                      "NUMBA_ENABLE_CUDASIM=1 runs it without one, slowly, under numba-cuda's simulator)")
+
+if importlib.util.find_spec("numba_cuda") is not None:
+    from numba import cuda  # the GPU compiler: numba-cuda (numba-cuda-mlir would be this one line)
+else:  # pragma: no cover - the CPU install
+    cuda = None
+
+
+def simulated() -> bool:
+    """Whether the kernels run under numba-cuda's simulator (``NUMBA_ENABLE_CUDASIM=1``)."""
+    return bool(numba.config.ENABLE_CUDASIM)
+
+
+def unavailable_reason() -> str | None:
+    """Why no GPU run is possible here (None when one is: a device, or the simulator)."""
+    if cuda is None:
+        return NUMBA_CUDA_MISSING
+    if simulated():
+        return None
+    try:
+        if cuda.is_available():
+            return None
+    except Exception as exc:  # a driver that fails to load says why
+        return f"no usable CUDA device: {exc}"
+    return ("no CUDA device found (numba.cuda.is_available() is False: no NVIDIA GPU or driver here); "
+            "NUMBA_ENABLE_CUDASIM=1 runs the GPU kernels under numba-cuda's simulator")
+
+
+class _NoneArguments:
+    """A kernel-argument extension: a ``None`` in a record (a feature the scene lacks, whose
+    branches compile away) is passed as the null pointer Numba's CUDA target represents it by;
+    numba-cuda passes tuples of device arrays but has no rule of its own for None."""
+
+    def prepare_args(self, ty, val, stream=None, retr=None):
+        if isinstance(ty, numba.types.NoneType):
+            return numba.types.CPointer(numba.types.int8), 0
+        return ty, val
+
+
+_NONE_ARGUMENTS = _NoneArguments()
+
+
+def gpu_kernel(func):
+    """A GPU kernel (cached on disk next to its generated module; see :mod:`contactlab.engine.gpu_kernels`)."""
+    if simulated():
+        return cuda.jit(func)
+    return cuda.jit(cache=True, extensions=[_NONE_ARGUMENTS])(func)
+
+
+def to_device(host: np.ndarray):
+    """A device copy of ``host`` (under the simulator a private NumPy copy)."""
+    if simulated():
+        return np.array(host, copy=True, order="C")
+    return cuda.to_device(np.ascontiguousarray(host))
+
+
+def device_zeros(shape, dtype):
+    """A zero-filled device array."""
+    if simulated():
+        return np.zeros(shape, dtype=dtype)
+    return cuda.to_device(np.zeros(shape, dtype=dtype))
+
+
+def to_host(device, host: np.ndarray) -> None:
+    """Copy ``device`` back into the host array ``host`` in place."""
+    if simulated():
+        np.copyto(host, device)
+    else:
+        device.copy_to_host(host)
+
+
+def synchronize() -> None:
+    """Wait for every kernel launched so far."""
+    if not simulated():
+        cuda.synchronize()
+
+
+def compile_ptx(func, argument_types, cc=(9, 0)):
+    """PTX of the Python kernel function ``func`` for ``argument_types`` (Numba types) and compute
+    capability ``cc``: what a GPU would run, compiled without one (needs libNVVM, which the
+    ``gpu`` extra brings, and numba-cuda outside the simulator).  Returns the PTX text."""
+    from numba.cuda import dispatcher  # noqa: PLC0415 - the device query below needs no device for this
+
+    class _Target:
+        compute_capability = cc
+
+    # a CPU building block called from a kernel is compiled for the current device's compute
+    # capability: name the one asked for instead of asking a driver that may not be there
+    saved = dispatcher.get_current_device
+    dispatcher.get_current_device = lambda: _Target
+    try:
+        ptx, _ = cuda.compile_ptx(func, argument_types, cc=cc)
+    finally:
+        dispatcher.get_current_device = saved
+    return ptx
