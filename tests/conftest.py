@@ -4,11 +4,16 @@ from __future__ import annotations
 import math
 import os
 
-import numba
-import numpy as np
-import pytest
+# the GPU tests (tests/test_gpu.py) run under numba-cuda's simulator unless a GPU is asked for
+# (CONTACTLAB_TEST_DEVICE=cuda, benchmarks/gpu/run.sh); set before Numba is imported, which reads it once
+if os.environ.get("CONTACTLAB_TEST_DEVICE", "simulator") != "cuda":
+    os.environ.setdefault("NUMBA_ENABLE_CUDASIM", "1")
 
-import contactlab as cl
+import numba  # noqa: E402
+import numpy as np  # noqa: E402
+import pytest  # noqa: E402
+
+import contactlab as cl  # noqa: E402
 
 
 def pytest_configure(config):

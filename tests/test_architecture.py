@@ -33,6 +33,8 @@ LAZY_IMPORTS = {
 #: engine only when they run, so that `contactlab --help` and `--version` answer in ~0.1 s, not ~1.5 s
 LAZY_IMPORTERS = {
     "contactlab.cli": "the command's --help and --version answer without importing the engine",
+    "contactlab.gpu": "the GPU backend (numba.cuda: ~0.2 s and the CUDA bindings) loads only when a simulation "
+                      "asks for device='cuda'",
 }
 #: a module longer than this says in its docstring why it is one concept ("one concept")
 MAX_LINES = 600

@@ -37,7 +37,7 @@ from .errors import InputError, SimulationBlowUp
 from .packing_limit import packing_limit
 from .frozen_model import Model
 from .geometry.shapes import ROLL as SHAPE_ROLL
-from .gpu import check_device, check_scene as check_gpu_scene, refuse_streams
+from .gpu import check_device, check_scene as check_gpu_scene, refuse_streams, stepper_class as gpu_stepper_class
 from .io.checkpoint import read_checkpoint, save_checkpoint
 from .io.progress import make_progress
 from .io.sensors import Recorder
@@ -890,11 +890,7 @@ class Simulation:
 
     def _stepper_class(self):
         """The stepper of the simulation's device."""
-        if self.device == "cuda":
-            from .engine.gpu_stepper import GpuStepper  # noqa: PLC0415 - imports numba.cuda
-
-            return GpuStepper
-        return Stepper
+        return gpu_stepper_class() if self.device == "cuda" else Stepper
 
     def _streams_supported(self, method: str) -> None:
         """Particle streams do not yet remap clumps or the image counters of a periodic cell, nor

@@ -281,20 +281,21 @@ _KERNELS_MARK = "# @@KERNELS@@"
 _KERNELS_IMPORT = "from contactlab.engine.kernels import "
 
 
-def gpu_kernel_module(law_module: str, shapes=False, dropped=(), row_length: int = 1):
+def gpu_kernel_module(law_module: str, shapes=False, dropped=(), row_length: int = 1, debug: bool = False):
     """Import (generating it first if needed) the GPU kernel module of ``law_module``: the template
     :mod:`contactlab.engine.gpu_kernels` with its one marked import reading from the law's CPU
     kernel module (:func:`kernel_module`, same arguments), whose building blocks the GPU kernels
     call; its name hashes its source and the CPU module's name (which hashes everything that one
-    depends on)."""
+    depends on).  ``debug``: the building blocks of the CPU module's plain-Python twin (what the
+    simulator runs: the kernels' passes as on a device, nothing compiled)."""
     if shapes is not False and shapes is not None:
         shapes = tuple(sorted(set(shapes)))
-    return _gpu_kernel_module(law_module, shapes, tuple(int(c) for c in dropped), row_length)
+    return _gpu_kernel_module(law_module, shapes, tuple(int(c) for c in dropped), row_length, bool(debug))
 
 
 @lru_cache(maxsize=None)
-def _gpu_kernel_module(law_module: str, shapes, dropped: tuple, row_length: int):
-    cpu = _kernel_module(law_module, False, shapes, dropped, row_length)
+def _gpu_kernel_module(law_module: str, shapes, dropped: tuple, row_length: int, debug: bool):
+    cpu = _kernel_module(law_module, debug, shapes, dropped, row_length)
     template_path = Path(__file__).resolve().parent / "gpu_kernels.py"
     lines = template_path.read_text().splitlines(keepends=True)
     found = [k for k, line in enumerate(lines) if _KERNELS_MARK in line]

@@ -11,8 +11,9 @@ from __future__ import annotations
 import numba
 import numpy as np
 
-from ..errors import ContactlabError
+from ..errors import ContactlabError, LawError
 from ..gpu import backend
+from .codegen import gpu_kernel_module
 from .launch import launch
 
 __all__ = ["compile_step_ptx", "device_types"]
@@ -41,8 +42,6 @@ def compile_step_ptx(sim, cc=(9, 0)) -> str:
     if backend.simulated():
         raise ContactlabError("the GPU compiler does not run under numba-cuda's simulator (NUMBA_ENABLE_CUDASIM=1): "
                               "check a law's GPU compilation in a process without it")
-    from .codegen import gpu_kernel_module  # noqa: PLC0415
-
     st = sim.stepper
     g = gpu_kernel_module(st.law.law_module, shapes=st.shape_features, dropped=st.history_layout.dropped,
                           row_length=st.row_length)
@@ -58,5 +57,11 @@ def compile_step_ptx(sim, cc=(9, 0)) -> str:
     }
     ptx = {}
     for name, sig in signatures.items():
-        ptx[name] = launch(st.law, backend.compile_ptx, getattr(g, name).py_func, sig, cc)
+        try:
+            ptx[name] = launch(st.law, backend.compile_ptx, getattr(g, name).py_func, sig, cc)
+        except LawError as exc:
+            raise LawError(f"the GPU compiler (numba-cuda, sm_{cc[0]}{cc[1]}) refuses this law: {exc}\n  hint: on "
+                           f"the GPU a law may not allocate (np.zeros, np.empty, lists, dicts), build strings or call "
+                           f"Python objects: return tuples and use math.* (docs/gpu.md, 'A GPU-safe law')",
+                           law=exc.law, line=exc.line) from exc
     return ptx["pairs"]

@@ -52,8 +52,11 @@ class GpuStepper(Stepper):
         self._gpu_kernels()
 
     def _gpu_kernels(self) -> None:
+        # under the simulator the kernels call the plain-Python twin of the CPU's building blocks:
+        # the passes run as on a device, and nothing is compiled for a CPU that stands in for one
         self.gpu = gpu_kernel_module(self.law.law_module, shapes=self.shape_features,
-                                     dropped=self.history_layout.dropped, row_length=self.row_length)
+                                     dropped=self.history_layout.dropped, row_length=self.row_length,
+                                     debug=backend.simulated())
 
     def set_law(self, law, pair_params: np.ndarray) -> None:
         super().set_law(law, pair_params)

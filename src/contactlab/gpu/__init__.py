@@ -5,13 +5,17 @@ and engine source as the CPU, compiled by numba-cuda (the ``gpu`` extra:
 ``pip install -e ".[gpu]"``).  What runs there and what does not is checked before anything is
 built (:func:`check_scene`), and said in ``docs/gpu.md``'s table, which :data:`RUNS_ON_GPU` and
 :data:`NOT_ON_GPU` are.
+
+The backend (:mod:`contactlab.gpu.backend`, numba.cuda) and the GPU stepper are imported by the
+functions here that need them, so that ``import contactlab`` does not load the CUDA bindings.
 """
 from __future__ import annotations
 
 from ..errors import InputError
+from ..geometry.shapes import KIND_NAMES, SPHERE
 
 __all__ = ["DEVICES", "RUNS_ON_GPU", "NOT_ON_GPU", "DeviceError", "check_device", "check_scene", "check_law",
-           "available"]
+           "available", "stepper_class", "refuse_streams"]
 
 #: the devices a simulation runs on
 DEVICES = ("cpu", "cuda")
@@ -59,8 +63,6 @@ def available() -> str | None:
 def check_scene(model, *, debug: bool = False) -> None:
     """Refuse, before anything long, a scene the GPU does not run (:class:`DeviceError` naming
     what, and listing what runs there) and a machine without a GPU or numba-cuda."""
-    from ..geometry.shapes import KIND_NAMES, SPHERE  # noqa: PLC0415
-
     refused = []
     if debug:
         refused.append("debug=True (debug mode runs the law as plain Python on the CPU)")
@@ -94,3 +96,10 @@ def check_law(sim, cc=(9, 0)) -> str:
     from ..engine.gpu_check import compile_step_ptx  # noqa: PLC0415
 
     return compile_step_ptx(sim, cc)
+
+
+def stepper_class():
+    """The GPU stepper (:class:`contactlab.engine.gpu_stepper.GpuStepper`)."""
+    from ..engine.gpu_stepper import GpuStepper  # noqa: PLC0415 - imports numba.cuda
+
+    return GpuStepper

@@ -25,8 +25,9 @@ NUMBA_CUDA_MISSING = ("the GPU backend needs numba-cuda: pip install -e \".[gpu]
 
 if importlib.util.find_spec("numba_cuda") is not None:
     from numba import cuda  # the GPU compiler: numba-cuda (numba-cuda-mlir would be this one line)
+    from numba.cuda import dispatcher as _dispatcher
 else:  # pragma: no cover - the CPU install
-    cuda = None
+    cuda = _dispatcher = None
 
 
 def simulated() -> bool:
@@ -102,17 +103,15 @@ def compile_ptx(func, argument_types, cc=(9, 0)):
     """PTX of the Python kernel function ``func`` for ``argument_types`` (Numba types) and compute
     capability ``cc``: what a GPU would run, compiled without one (needs libNVVM, which the
     ``gpu`` extra brings, and numba-cuda outside the simulator).  Returns the PTX text."""
-    from numba.cuda import dispatcher  # noqa: PLC0415 - the device query below needs no device for this
-
     class _Target:
         compute_capability = cc
 
     # a CPU building block called from a kernel is compiled for the current device's compute
     # capability: name the one asked for instead of asking a driver that may not be there
-    saved = dispatcher.get_current_device
-    dispatcher.get_current_device = lambda: _Target
+    saved = _dispatcher.get_current_device
+    _dispatcher.get_current_device = lambda: _Target
     try:
         ptx, _ = cuda.compile_ptx(func, argument_types, cc=cc)
     finally:
-        dispatcher.get_current_device = saved
+        _dispatcher.get_current_device = saved
     return ptx

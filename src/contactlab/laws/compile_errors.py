@@ -38,21 +38,26 @@ def explain_compile_error(exc: BaseException, model) -> LawError:
     lines = [ln.strip() for ln in text.splitlines() if ln.strip()]
     first = next((ln for ln in lines if not ln.startswith(("Failed in", "During", "File ", "<source"))),
                  lines[0] if lines else "")
-    symbol = re.search(r"(?:Untyped global name|name) '(\w+)'", text)
-    if culprit is None and symbol is not None:
-        # Numba did not say where: find the line of the law that uses the name
+    # the names Numba could not compile (a function it has no implementation of, a global it cannot
+    # type), in the order they are named; when Numba did not say where, the first that a line of
+    # the law uses is the culprit
+    symbols = (re.findall(r"No implementation of function Function\(<built-in function (\w+)>\)", text)
+               + re.findall(r"(?:Untyped global name|name) '(\w+)'", text))
+    for symbol in symbols if culprit is None else ():
         for cls in files.values():
             try:
                 src_lines, start = inspect.getsourcelines(cls.function)
             except (OSError, TypeError):
                 continue
             for k, ln in enumerate(src_lines):
-                if re.search(rf"\b{symbol.group(1)}\b", ln) and not ln.lstrip().startswith(("def ", "@")):
+                if re.search(rf"\b{symbol}\b", ln) and not ln.lstrip().startswith(("def ", "@")):
                     culprit = cls
                     loc, src = law_line(cls, start + k)
                     break
             if culprit is not None:
                 break
+        if culprit is not None:
+            break
     hints = []
     if "Untyped global name" in text or "is not defined" in text:
         hints.append("a law can only call compiled functions: decorate the helper with @contactlab.jit "

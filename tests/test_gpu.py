@@ -1,0 +1,353 @@
+"""The GPU backend (``device="cuda"``) against the CPU engine on the same scenes.
+
+Reference: the CPU engine itself, run in the same test on the same scene (never a stored file).
+Under numba-cuda's simulator (``NUMBA_ENABLE_CUDASIM=1``, set by conftest.py: CI has no GPU) the
+GPU kernels run their passes as on a device, with their own device copies of every array, and the
+CPU's building blocks compiled for the CPU, so the results must agree bit for bit; on a GPU
+(``CONTACTLAB_TEST_DEVICE=cuda``, benchmarks/gpu/run.sh) the same comparisons hold to 1e-12
+relative: every sum is taken in the CPU's order (one thread per body gathering through the partner
+index, no atomics), and the GPU compiler's fused multiply-adds are the only difference.
+
+Small scenes (<= 64 bodies, 200 steps, each with at least two neighbour-list rebuilds): the
+simulator runs a kernel's threads as Python threads.
+"""
+from __future__ import annotations
+
+import math
+import os
+import subprocess
+import sys
+import textwrap
+from pathlib import Path
+
+import numpy as np
+import pytest
+
+import contactlab as cl
+from contactlab.gpu import DeviceError, available
+from contactlab.laws.registry import MODELS
+
+ROOT = Path(__file__).resolve().parent.parent
+sys.path.insert(0, str(ROOT / "examples"))
+
+from adhesive_law import elastic_plastic_adhesive  # noqa: E402
+
+REASON = available()
+pytestmark = pytest.mark.skipif(REASON is not None, reason=f"GPU backend not runnable here: {REASON}")
+
+#: relative agreement of GPU and CPU runs (bit for bit under the simulator; rounding on a GPU)
+RTOL = 1e-12
+GLASS = cl.Material(density=2500.0, young=1e7, poisson=0.3, name="glass")
+R = 1e-3
+
+
+def _box_scene(n_side=3, layers=2, seed=4, dimension=3):
+    """``n_side^2 * layers`` spheres thrown at each other in a box of plane walls, under gravity."""
+    rng = np.random.default_rng(seed)
+    scene = cl.Scene(gravity=(0, 0, -9.81) if dimension == 3 else (0, -9.81), dimension=dimension,
+                     **({} if dimension == 3 else {"thickness": 2 * R}))
+    gap = 2.05 * R
+    for a in range(n_side):
+        for b in range(n_side):
+            for c in range(layers):
+                if dimension == 3:
+                    x = (R + 1e-5 + gap * a, R + 1e-5 + gap * b, R + 1e-5 + gap * c)
+                    v = tuple(0.3 * rng.standard_normal(3))
+                    scene.add_sphere(position=x, radius=R * (1 + 0.05 * rng.random()) / 1.05, material=GLASS,
+                                     velocity=v, angular_velocity=tuple(20 * rng.standard_normal(3)))
+                else:
+                    x = (R + 1e-5 + gap * a, R + 1e-5 + gap * (b + n_side * c))
+                    scene.add_disk(position=x, radius=R * (1 + 0.05 * rng.random()) / 1.05, material=GLASS,
+                                   velocity=tuple(0.3 * rng.standard_normal(2)))
+    side = gap * n_side + 2e-5
+    if dimension == 3:
+        for axis in range(3):
+            for lo in (True, False):
+                normal = [0.0, 0.0, 0.0]
+                normal[axis] = 1.0 if lo else -1.0
+                point = [0.0, 0.0, 0.0]
+                point[axis] = 0.0 if lo else (side if axis < 2 else 3 * side)
+                scene.add_wall(point=tuple(point), normal=tuple(normal), material=GLASS)
+    else:
+        scene.add_wall(point=(0, 0), normal=(0, 1), material=GLASS)
+        scene.add_wall(point=(0, 0), normal=(1, 0), material=GLASS)
+        scene.add_wall(point=(side, 0), normal=(-1, 0), material=GLASS)
+    return scene
+
+
+def _snapshot(sim) -> dict:
+    """Everything the comparisons look at: the state, the contact table, the energy books."""
+    t = sim.table
+    n = t.n_pairs
+    snap = dict(positions=sim.positions, velocities=sim.velocities, spins=sim.angular_velocities,
+                orientations=sim.orientations, forces=sim.forces, torques=sim.torques,
+                pairs=np.stack([t.pair_i[:n], t.pair_j[:n]]), history=t.hist[:n], outputs=t.out[:n],
+                walls=sim.wall_points)
+    snap = {k: np.array(v, dtype=float) for k, v in snap.items()}
+    snap.update({f"energy {k}": np.array([v]) for k, v in sim.energy().items()})
+    snap["builds"] = np.array([t.builds], dtype=float)
+    return snap
+
+
+def _agree(cpu: dict, gpu: dict) -> None:
+    assert cpu.keys() == gpu.keys()
+    for key in cpu:
+        a, b = cpu[key], gpu[key]
+        assert a.shape == b.shape, key
+        scale = max(float(np.abs(a).max(initial=0.0)), 1e-300)
+        assert np.abs(a - b).max(initial=0.0) <= RTOL * scale, (key, np.abs(a - b).max(), scale)
+
+
+def _both(build, run, **options):
+    """Snapshots of the same scene run on the CPU and on the GPU (``run(sim)`` drives it)."""
+    out = {}
+    for device in ("cpu", "cuda"):
+        sim = build(device, **options)
+        run(sim)
+        out[device] = _snapshot(sim)
+    assert out["cpu"]["builds"][0] >= 3, "the scene should rebuild its neighbour list at least twice"
+    return out["cpu"], out["cuda"]
+
+
+def _steps(n):
+    return lambda sim: sim.run(steps=n)
+
+
+SPHERE_LAWS = [pytest.param(model, id=name) for cls in MODELS.values() for name, model in cls.examples().items()
+               if cls.name not in ("ConvexRollContact", "VolumeContact")]
+SPHERE_LAWS += [
+    pytest.param(cl.models.HertzMindlin(restitution=0.5, friction=0.5, rolling_friction=0.1), id="hm_rolling_spring"),
+    pytest.param(cl.models.HertzMindlin(restitution=0.5, friction=0.5, rolling_friction=0.1,
+                                        rolling_model="constant_torque"), id="hm_constant_torque"),
+    pytest.param(cl.models.Contact(
+        normal=elastic_plastic_adhesive(loading_stiffness=1e3, unloading_stiffness=5e3, adhesion_stiffness=2e2),
+        damping=cl.parts.viscous_damping(coefficient=0.002),
+        tangential=cl.parts.coulomb_friction(stiffness=3e2, friction=0.5)), id="user_law_with_history"),
+]
+
+
+@pytest.mark.parametrize("model", SPHERE_LAWS)
+def test_every_sphere_law_in_a_box_of_walls_matches_the_cpu(model):
+    """Every built-in sphere law, a composite and a user law with history (plastic, adhesive,
+    frictional), 18 spheres thrown about a box of six walls under gravity, 200 steps: positions,
+    velocities, spins, forces, every pair's history and outputs and every energy term."""
+    def build(device):
+        return cl.Simulation(_box_scene(), model, device=device, skin=2e-5)
+
+    cpu, gpu = _both(build, _steps(200))
+    _agree(cpu, gpu)
+
+
+def test_bonds_made_and_broken_match_the_cpu():
+    """A bonded lattice (the Ice model) pulled apart: bonds break in tension during the run
+    (logged with their time and cause), and everything agrees with the CPU."""
+    model = cl.models.Ice(break_n=1e-3)
+
+    def build(device):
+        scene = cl.Scene(gravity=(0, 0, 0))
+        for a in range(3):
+            for b in range(3):
+                for c in range(2):
+                    scene.add_sphere(position=(2 * R * a, 2 * R * b, 2 * R * c), radius=R, material=GLASS,
+                                     velocity=(0, 0, 0.5 if c else -0.5))
+        sim = cl.Simulation(scene, model, device=device, skin=2e-5)
+        assert sim.bond(max_gap=1e-6) == 33
+        return sim
+
+    logs = {}
+
+    def run(sim):
+        sim.run(steps=200)
+        logs[sim.device] = sim.bonds()
+
+    cpu, gpu = _both(build, run)
+    _agree(cpu, gpu)
+    broken = ~logs["cpu"]["intact"]
+    assert broken.any(), "the impact should break bonds"
+    for key in ("broken", "why", "intact"):
+        assert np.array_equal(logs["cpu"][key][broken], logs["cuda"][key][broken]), key
+
+
+def test_a_periodic_cell_under_lees_edwards_shear_matches_the_cpu():
+    """A periodic cell of 27 spheres sheared at a constant rate (the image of a body across the
+    sheared face moves with the cell's velocity jump), frictional Hertz-Mindlin, with local damping."""
+    def build(device):
+        scene = cl.Scene(gravity=(0, 0, 0))
+        rng = np.random.default_rng(2)
+        side = 6.3 * R
+        for a in range(3):
+            for b in range(3):
+                for c in range(3):
+                    x = (2.1 * R * (a + 0.5), 2.1 * R * (b + 0.5), 2.1 * R * (c + 0.5))
+                    scene.add_sphere(position=x, radius=R, material=GLASS, velocity=tuple(0.2 * rng.standard_normal(3)))
+        scene.set_periodic((0, 0, 0), (side, side, side))
+        sim = cl.Simulation(scene, cl.models.HertzMindlin(restitution=0.5, friction=0.4), device=device, skin=2e-5,
+                            local_damping=0.1)
+        sim.cell.shear(200.0, plane="xz")
+        return sim
+
+    cpu, gpu = _both(build, _steps(200))
+    _agree(cpu, gpu)
+
+
+def test_cylinder_walls_a_servo_wall_and_2d_disks_match_the_cpu():
+    """Spheres inside a cylinder wall pressed by a servo-controlled lid; and 2-D disks in a box
+    of line walls."""
+    def cylinder(device):
+        scene = cl.Scene(gravity=(0, 0, -9.81))
+        for a in range(2):
+            for b in range(2):
+                for c in range(4):
+                    scene.add_sphere(position=(2.1 * R * (a - 0.5), 2.1 * R * (b - 0.5), R * (1.05 + 2.1 * c)),
+                                     radius=R, material=GLASS)
+        scene.add_cylinder_wall((0, 0, 0), (0, 0, 1), 3.0 * R, GLASS)
+        scene.add_wall(point=(0, 0, 0), normal=(0, 0, 1), material=GLASS)
+        lid = scene.add_wall(point=(0, 0, 8.6 * R), normal=(0, 0, -1), material=GLASS)
+        sim = cl.Simulation(scene, cl.models.HertzMindlin(restitution=0.3, friction=0.5), device=device, skin=2e-5)
+        sim.servo_wall(lid, target_force=5e-3, max_speed=0.5)
+        return sim
+
+    cpu, gpu = _both(cylinder, _steps(200))
+    _agree(cpu, gpu)
+
+    def disks(device):
+        return cl.Simulation(_box_scene(dimension=2), cl.models.LinearSpringDashpot(stiffness=1e3, restitution=0.5,
+                                                                                  friction=0.4),
+                             device=device, skin=2e-5)
+
+    cpu, gpu = _both(disks, _steps(200))
+    _agree(cpu, gpu)
+
+
+def test_a_checkpoint_moves_cpu_to_gpu_to_cpu(tmp_path):
+    """100 steps on the CPU, a checkpoint resumed on the GPU for 100, its checkpoint resumed on
+    the CPU for 100: the same as 300 steps on the CPU alone, bit for bit under the simulator."""
+    model = cl.models.HertzMindlin(restitution=0.5, friction=0.5)
+
+    def build():
+        return cl.Simulation(_box_scene(), model, skin=2e-5)
+
+    alone = build()
+    alone.run(steps=300)
+    first = build()
+    first.run(steps=100)
+    first.save_checkpoint(tmp_path / "cpu.npz")
+    middle = cl.Simulation.load_checkpoint(tmp_path / "cpu.npz", device="cuda")
+    assert middle.device == "cuda"
+    middle.run(steps=100)
+    middle.save_checkpoint(tmp_path / "gpu.npz")
+    last = cl.Simulation.load_checkpoint(tmp_path / "gpu.npz")
+    assert last.device == "cpu"
+    last.run(steps=100)
+    _agree(_snapshot(alone), _snapshot(last))
+
+
+def test_sensors_and_reporters_see_the_gpu_state_and_repeats_give_the_same_bits(tmp_path):
+    """A sensor recording every 10 steps and a VTK reporter on a GPU run record what the CPU run
+    records; a second GPU run gives the same bits (no atomics: a fixed order of every sum)."""
+    model = cl.models.HertzMindlin(restitution=0.5, friction=0.5)
+    series = {}
+    snaps = []
+    for run, device in enumerate(("cpu", "cuda", "cuda")):
+        sim = cl.Simulation(_box_scene(), model, device=device, skin=2e-5)
+        rec = sim.record("position", "velocity", sphere=3, every=10)
+        sim.add_reporter(cl.io.VTKReporter(tmp_path / f"run{run}", every=50))
+        sim.run(steps=200)
+        sim.close()
+        series[run] = np.hstack([rec["position"], rec["velocity"]])
+        snaps.append(_snapshot(sim))
+        assert len(list((tmp_path / f"run{run}").glob("*.vtp"))) >= 4
+    assert series[0].shape[0] == 21
+    np.testing.assert_allclose(series[1], series[0], rtol=RTOL, atol=0)
+    assert np.array_equal(series[1], series[2])
+    _agree(snaps[0], snaps[1])
+    for key in snaps[1]:
+        assert np.array_equal(snaps[1][key], snaps[2][key]), key
+
+
+def test_what_the_gpu_refuses_is_named_before_anything_is_built():
+    """Meshes, clumps, non-spherical bodies, debug mode, particle streams and unknown devices:
+    a DeviceError saying what, and what runs on the GPU."""
+    model = cl.models.HertzMindlin(restitution=0.5, friction=0.5)
+    with pytest.raises(DeviceError, match="device must be one of"):
+        cl.Simulation(_box_scene(), model, device="tpu")
+    scene = cl.Scene()
+    scene.add_ellipsoid(position=(0, 0, 0.01), semi_axes=(2e-3, 1e-3, 1e-3), material=GLASS)
+    with pytest.raises(DeviceError, match=r"non-spherical bodies \(ellipsoid\).*On the GPU run: spheres"):
+        cl.Simulation(scene, model, device="cuda")
+    scene = cl.Scene()
+    scene.add_clump([(0, 0, 0.01), (1.5e-3, 0, 0.01)], [1e-3, 1e-3], GLASS)
+    with pytest.raises(DeviceError, match="clumps"):
+        cl.Simulation(scene, model, device="cuda")
+    with pytest.raises(DeviceError, match="debug=True"):
+        cl.Simulation(_box_scene(), model, device="cuda", debug=True)
+    sim = cl.Simulation(_box_scene(), model, device="gpu")
+    assert sim.device == "cuda"
+    with pytest.raises(DeviceError, match="add_inlet: particle inlets and outlets do not run on the GPU"):
+        sim.add_inlet(cl.packing.regions.box((0, 0, 0), (1e-2, 1e-2, 1e-2)), GLASS, rate=10.0, radius=R)
+
+
+_PTX_SCRIPT = textwrap.dedent("""
+    import sys
+    sys.path.insert(0, {examples!r})
+    import numpy as np
+    import contactlab as cl
+    from contactlab import gpu
+    from contactlab.errors import LawError
+    glass = cl.Material(density=2500.0, young=1e7, poisson=0.3)
+    scene = cl.Scene(gravity=(0, 0, -9.81))
+    scene.add_sphere(position=(0, 0, 1.05e-3), radius=1e-3, material=glass)
+    scene.add_sphere(position=(2.2e-3, 0, 1.05e-3), radius=1e-3, material=glass)
+    scene.add_wall(point=(0, 0, 0), normal=(0, 0, 1), material=glass)
+    from adhesive_law import elastic_plastic_adhesive
+    law = cl.models.Contact(normal=elastic_plastic_adhesive(loading_stiffness=1e3, unloading_stiffness=5e3),
+                            tangential=cl.parts.coulomb_friction(stiffness=3e2, friction=0.5))
+    ptx = gpu.check_law(cl.Simulation(scene, law))
+    assert ".entry" in ptx and "sm_90" in ptx
+    print("PTX", len(ptx))
+    from gpu_refused_law import allocating_spring
+    try:
+        gpu.check_law(cl.Simulation(scene, allocating_spring(stiffness=1e3)))
+    except LawError as exc:
+        print("REFUSED", exc, exc.line)
+    else:
+        print("NOT REFUSED")
+""")
+
+
+def _has_nvvm() -> bool:
+    """Whether numba-cuda finds libNVVM here (the gpu extra's nvidia wheels, or a CUDA toolkit)."""
+    try:
+        from cuda.pathfinder import load_nvidia_dynamic_lib
+        load_nvidia_dynamic_lib("nvvm")
+        load_nvidia_dynamic_lib("nvrtc")
+        return True
+    except Exception:
+        return False
+
+
+@pytest.mark.skipif(not _has_nvvm(), reason="no libNVVM here (the gpu extra brings it)")
+def test_the_gpu_compiler_takes_a_user_law_and_names_what_it_refuses(tmp_path):
+    """Without a GPU: the step kernels of a user law with history compile to PTX for sm_90; a law
+    that allocates an array (which the GPU compiler refuses and the CPU's takes) gets a LawError
+    naming the law and the line."""
+    (tmp_path / "gpu_refused_law.py").write_text(textwrap.dedent('''
+        import numpy as np
+        import contactlab as cl
+
+        @cl.contact_law("normal", parameters=[cl.Parameter("stiffness", "N/m", "k", low=0.0, low_inclusive=False)])
+        def allocating_spring(g, p, h, dt):
+            if g.overlap <= 0.0:
+                return 0.0, 0.0, 0.0, False, ()
+            work = np.zeros(2)
+            work[0] = p.stiffness * g.overlap
+            return work[0], 0.5 * work[0] * g.overlap, 0.0, True, ()
+    '''))
+    env = dict(os.environ, NUMBA_ENABLE_CUDASIM="0", PYTHONPATH=str(tmp_path))
+    env.pop("NUMBA_ENABLE_CUDASIM")
+    done = subprocess.run([sys.executable, "-c", _PTX_SCRIPT.format(examples=str(ROOT / "examples"))],
+                          capture_output=True, text=True, env=env, cwd=tmp_path, timeout=900)
+    assert done.returncode == 0, done.stderr[-3000:]
+    assert "PTX" in done.stdout
+    assert "REFUSED" in done.stdout and "allocating_spring" in done.stdout, done.stdout[-3000:]
+    assert "the GPU compiler" in done.stdout and "gpu_refused_law.py" in done.stdout, done.stdout[-3000:]
