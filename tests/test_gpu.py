@@ -285,6 +285,13 @@ def test_what_the_gpu_refuses_is_named_before_anything_is_built():
     assert sim.device == "cuda"
     with pytest.raises(DeviceError, match="add_inlet: particle inlets and outlets do not run on the GPU"):
         sim.add_inlet(cl.packing.regions.box((0, 0, 0), (1e-2, 1e-2, 1e-2)), GLASS, rate=10.0, radius=R)
+    with pytest.raises(DeviceError, match="particle DDA runs on the CPU only"):
+        cl.DDA(_box_scene(dimension=2), dt=1e-5, device="cuda")
+    scene = cl.Scene()
+    scene.add_sphere(position=(0, 0, 0.01), radius=R, material=GLASS)
+    scene.add_mesh((np.array([[-0.01, -0.01, 0.0], [0.01, -0.01, 0.0], [0.0, 0.01, 0.0]]), [[0, 1, 2]]), material=GLASS)
+    with pytest.raises(DeviceError, match=r"triangle meshes \(this scene has 1 mesh"):
+        cl.Simulation(scene, model, device="cuda")
 
 
 _PTX_SCRIPT = textwrap.dedent("""

@@ -21,6 +21,7 @@ from scipy.spatial import cKDTree
 from .._arguments import as_bool, as_finite, as_int, as_nonnegative, as_positive, did_you_mean, fmt
 from ..errors import InputError, SimulationBlowUp
 from ..geometry.shapes import ELLIPSE, KIND_NAMES, SPHERE
+from ..gpu import DeviceError, check_device
 from ..run_length import RunClock, check_run_length
 from ..scene import Scene
 from ..scene.plane import as_vec2
@@ -99,12 +100,19 @@ class DDA:
         contact at the brink of opening or slipping that would flip back and forth).
     max_cg_iterations : int
         PCG iterations allowed per solve (default ``max(1000, 6 n)``).
+    device : str
+        ``"cpu"`` (the default and the only one: ``"cuda"`` is refused with a
+        :class:`~contactlab.gpu.DeviceError`, docs/gpu.md).
     """
 
     def __init__(self, scene: Scene, *, dt, friction=0.0, penalty=None, shear_penalty=None, max_displacement=None,
                  penetration_tolerance=None, dynamic=True, plane="stress", newmark=(0.5, 1.0), cg_tolerance=1e-9,
                  max_open_close=30, max_cg_iterations=None, force_tolerance=1e-4, velocity_ratio=1.0,
-                 cohesion=0.0, tensile_strength=0.0, bond_gap=None):
+                 cohesion=0.0, tensile_strength=0.0, bond_gap=None, device="cpu"):
+        if check_device(device) != "cpu":
+            raise DeviceError(f"particle DDA runs on the CPU only (device={device!r}): its matrix-free solver's "
+                              f"sparse products are not GPU kernels yet (docs/gpu.md); use device='cpu', or the "
+                              f"explicit engine cl.Simulation(..., device='cuda')")
         if not isinstance(scene, Scene):
             raise InputError(f"scene must be a contactlab Scene, got {type(scene).__name__}")
         if scene.dimension != 2:
