@@ -82,7 +82,8 @@ def _snapshot(sim) -> dict:
     snap = dict(positions=sim.positions, velocities=sim.velocities, spins=sim.angular_velocities,
                 orientations=sim.orientations, forces=sim.forces, torques=sim.torques,
                 pairs=np.stack([t.pair_i[:n], t.pair_j[:n]]), history=t.hist[:n], outputs=t.out[:n],
-                walls=sim.wall_points)
+                status=t.status[:n], i_start=t.i_start, j_start=t.j_start, j_pairs=t.j_pairs[: int(t.j_start[-1])],
+                build_reference=t.ref_pos, walls=sim.wall_points)
     snap = {k: np.array(v, dtype=float) for k, v in snap.items()}
     snap.update({f"energy {k}": np.array([v]) for k, v in sim.energy().items()})
     snap["builds"] = np.array([t.builds], dtype=float)
@@ -105,6 +106,9 @@ def _both(build, run, **options):
         sim = build(device, **options)
         run(sim)
         out[device] = _snapshot(sim)
+        if device == "cuda" and sim.stepper.device_rebuild_possible():
+            # the list was rebuilt on the device, and came out as the CPU's (the snapshots)
+            assert sim.stepper.device_builds >= 2
     assert out["cpu"]["builds"][0] >= 3, "the scene should rebuild its neighbour list at least twice"
     return out["cpu"], out["cuda"]
 
@@ -265,6 +269,30 @@ def test_sensors_and_reporters_see_the_gpu_state_and_repeats_give_the_same_bits(
         assert np.array_equal(snaps[1][key], snaps[2][key]), key
 
 
+def test_the_device_prefix_sum_and_segment_sort_equal_numpy():
+    """The neighbour build's device prefix sum (three levels of chunks here) against np.cumsum, and
+    its per-segment sort against np.sort; integers: exact."""
+    from contactlab.engine import gpu_neighbors as gn
+    from contactlab.gpu import backend
+
+    rng = np.random.default_rng(5)
+    for n in (1, gn.CHUNK, gn.CHUNK + 1, 3 * gn.CHUNK * gn.CHUNK // 2 + 7):
+        a = rng.integers(0, 9, n).astype(np.uint32)
+        d = backend.to_device(a)
+        gn.inclusive_scan(d, n)
+        got = np.zeros_like(a)
+        backend.to_host(d, got)
+        assert np.array_equal(got, np.cumsum(a, dtype=np.uint32)), n
+    start = np.array([0, 0, 3, 4, 9], dtype=np.int32)
+    values = rng.permutation(9).astype(np.int32)
+    d = backend.to_device(values)
+    gn._sort_segments[1, 2](2, 4, (backend.to_device(start), d))
+    got = np.zeros_like(values)
+    backend.to_host(d, got)
+    expected = np.concatenate([np.sort(values[start[s]:start[s + 1]]) for s in range(4)])
+    assert np.array_equal(got, expected)
+
+
 def test_what_the_gpu_refuses_is_named_before_anything_is_built():
     """Meshes, clumps, non-spherical bodies, debug mode, particle streams and unknown devices:
     a DeviceError saying what, and what runs on the GPU."""
@@ -312,6 +340,10 @@ _PTX_SCRIPT = textwrap.dedent("""
     ptx = gpu.check_law(cl.Simulation(scene, law))
     assert ".entry" in ptx and "sm_90" in ptx
     print("PTX", len(ptx))
+    from contactlab.engine.gpu_check import compile_neighbour_ptx
+    neighbours = compile_neighbour_ptx()
+    assert all(".entry" in text for text in neighbours.values()) and len(neighbours) == 13
+    print("NEIGHBOUR PTX", len(neighbours))
     from gpu_refused_law import allocating_spring
     try:
         gpu.check_law(cl.Simulation(scene, allocating_spring(stiffness=1e3)))
@@ -335,7 +367,8 @@ def _has_nvvm() -> bool:
 
 @pytest.mark.skipif(not _has_nvvm(), reason="no libNVVM here (the gpu extra brings it)")
 def test_the_gpu_compiler_takes_a_user_law_and_names_what_it_refuses(tmp_path):
-    """Without a GPU: the step kernels of a user law with history compile to PTX for sm_90; a law
+    """Without a GPU: the step kernels of a user law with history and the device neighbour build
+    compile to PTX for sm_90 (what a Hopper GPU runs); a law
     that allocates an array (which the GPU compiler refuses and the CPU's takes) gets a LawError
     naming the law and the line."""
     (tmp_path / "gpu_refused_law.py").write_text(textwrap.dedent('''
@@ -355,6 +388,17 @@ def test_the_gpu_compiler_takes_a_user_law_and_names_what_it_refuses(tmp_path):
     done = subprocess.run([sys.executable, "-c", _PTX_SCRIPT.format(examples=str(ROOT / "examples"))],
                           capture_output=True, text=True, env=env, cwd=tmp_path, timeout=900)
     assert done.returncode == 0, done.stderr[-3000:]
-    assert "PTX" in done.stdout
+    assert "PTX" in done.stdout and "NEIGHBOUR PTX 13" in done.stdout, done.stdout[-3000:]
     assert "REFUSED" in done.stdout and "allocating_spring" in done.stdout, done.stdout[-3000:]
     assert "the GPU compiler" in done.stdout and "gpu_refused_law.py" in done.stdout, done.stdout[-3000:]
+
+
+def test_the_gpu_example_runs_and_agrees_with_the_cpu(capsys):
+    """examples/gpu_drop.py (docs/gpu.md) on a small lattice: both devices, the same positions."""
+    sys.path.insert(0, str(ROOT / "examples"))
+    import gpu_drop
+
+    result = gpu_drop.main(["--side", "3", "--steps", "150"])
+    assert result["difference"] <= RTOL * float(np.abs(result["cpu"]).max())
+    out = capsys.readouterr().out
+    assert "cuda: 27 spheres" in out and "cpu : 27 spheres" in out

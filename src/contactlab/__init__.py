@@ -28,7 +28,7 @@ _PUBLIC = {"Material": "materials", "Scene": "scene", "ClumpTemplate": "scene.cl
            "PeriodicCell": "cell", "DDA": "dda", "probe": "probe", "ProbeResult": "probe", "jit": "_jit",
            "parts": "laws", "HistoryField": "laws.base", "Parameter": "laws.base", "Contact": "laws.composite",
            "contact_law": "laws.define", "validate": "validation.battery", "calibrate": "ensemble"}
-_SUBPACKAGES = ("distributions", "io", "measure", "models", "packing", "streams", "ensemble")
+_SUBPACKAGES = ("distributions", "io", "measure", "models", "packing", "streams", "ensemble", "gpu")
 
 
 def __getattr__(name: str):
@@ -98,5 +98,6 @@ __all__ = [
     "validate",
     "ensemble",
     "calibrate",
+    "gpu",
     "__version__",
 ]

@@ -16,7 +16,7 @@ from ..gpu import backend
 from .codegen import gpu_kernel_module
 from .launch import launch
 
-__all__ = ["compile_step_ptx", "device_types"]
+__all__ = ["compile_step_ptx", "compile_neighbour_ptx", "device_types"]
 
 
 def _device_like(x):
@@ -65,3 +65,35 @@ def compile_step_ptx(sim, cc=(9, 0)) -> str:
                            f"Python objects: return tuples and use math.* (docs/gpu.md, 'A GPU-safe law')",
                            law=exc.law, line=exc.line) from exc
     return ptx["pairs"]
+
+
+def compile_neighbour_ptx(cc=(9, 0)) -> dict:
+    """PTX of every kernel of the device neighbour build (:mod:`contactlab.engine.gpu_neighbors`),
+    law-independent, for compute capability ``cc``: ``{kernel name: PTX}``."""
+    from . import gpu_neighbors as gn  # noqa: PLC0415 - imports numba.cuda
+
+    if backend.cuda is None or backend.simulated():
+        raise ContactlabError("the GPU compiler needs numba-cuda outside its simulator")
+    f64, i32, u32, i8, u8 = np.float64, np.int32, np.uint32, np.int8, np.uint8
+
+    def arr(dtype, ndim=1):
+        return np.zeros((0,) * ndim, dtype=dtype)
+
+    build = gn.Build(arr(f64, 2), arr(f64), arr(np.bool_), arr(f64, 2), arr(f64), arr(f64), arr(np.int64),
+                     arr(i32), arr(i32), arr(i32), arr(f64, 2), arr(f64, 2), arr(f64, 2), arr(u8), arr(f64, 2),
+                     arr(u32), arr(u32), arr(u32), arr(u32))
+    carry = gn.Carry(arr(u32), arr(u32), arr(u32), arr(u32), arr(f64, 2), arr(f64, 2), arr(i8), arr(f64, 2),
+                     arr(f64, 2), arr(i8))
+    partners = gn.Partners(arr(u32), arr(u32), arr(u32), arr(u32))
+    t = numba.typeof
+    i64 = numba.int64
+    signatures = {
+        "_chunk_sums": (i64, t((arr(u32), arr(np.int64)))),
+        "_chunk_scan": (i64, t((arr(u32), arr(np.int64)))),
+        "_bounds": (i64, t(build)), "_count_cells": (i64, t(build)), "_place": (i64, t(build)),
+        "_sort_segments": (i64, i64, t((arr(i32), arr(i32)))), "_copy_sorted": (i64, t(build)),
+        "_count_pairs": (i64, numba.float64, t(build)), "_fill_pairs": (i64, numba.float64, t(build)),
+        "_carry": (i64, t(carry)), "_count_partners": (i64, i64, i64, t(partners)),
+        "_place_partners": (i64, i64, i64, t(partners)), "_copy_rows": (i64, t((arr(f64, 2), arr(f64, 2)))),
+    }
+    return {name: backend.compile_ptx(getattr(gn, name).py_func, sig, cc) for name, sig in signatures.items()}

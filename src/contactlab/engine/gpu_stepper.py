@@ -28,7 +28,9 @@ import sys
 import numpy as np
 
 from ..gpu import backend
+from . import layout
 from .codegen import gpu_kernel_module
+from .gpu_neighbors import build_list, plane_walls
 from .launch import launch
 from .stepper import Stepper
 
@@ -49,7 +51,21 @@ class GpuStepper(Stepper):
         self._resident: dict[int, tuple] = {}
         #: steps queued before the control numbers are read back (adapted as the run goes)
         self.batch = 8
+        #: neighbour lists built on the device in the current call (the last one is the table's)
+        self._built: list = []
+        #: neighbour-list rebuilds done on the device so far (the others ran on the host)
+        self.device_builds = 0
+        #: plane walls' kinds and shapes on the device, for the device rebuild (set on first use)
+        self._plane_walls = None
         self._gpu_kernels()
+
+    def device_rebuild_possible(self) -> bool:
+        """Whether the neighbour list can be rebuilt on the device (:mod:`contactlab.engine.gpu_neighbors`):
+        spheres with plane and cylinder walls, without a periodic cell, bonds, switched-off pairs
+        or servo control (those rebuild on the host, the state copied there and back)."""
+        return (self.cell is None and self.table.bond_column < 0 and not self.exclusions.any
+                and not self.table.track_boundaries and self.model.n_triangles == 0 and self.model.n_clumps == 0
+                and self.shape_features is False)
 
     def _gpu_kernels(self) -> None:
         # under the simulator the kernels call the plain-Python twin of the CPU's building blocks:
@@ -92,6 +108,45 @@ class GpuStepper(Stepper):
         _check_no_partial_aliases([host for _, host in copies])
         return device, copies
 
+    def _download_all(self, copies) -> None:
+        """The state back on the host, and the last list built on the device into the host table."""
+        if not self._built:
+            self.download(copies)
+            return
+        t = self.table
+        replaced = {id(a) for a in (t.i_start, t.pair_j, t.j_start, t.j_pairs, t.hist, t.out, t.status)}
+        self.download([(d, h) for d, h in copies if id(h) not in replaced])
+        new = self._built[-1]
+
+        def host(device):
+            a = np.empty(device.shape, dtype=device.dtype)
+            backend.to_host(device, a)
+            return a
+
+        t.pair_i, t.pair_j, t.hist, t.out, t.status = (host(new.pair_i), host(new.pair_j), host(new.hist),
+                                                       host(new.out), host(new.status))
+        t.i_start, t.j_start, t.j_pairs = host(new.i_start), host(new.j_start), host(new.j_pairs)
+        t.n_pairs = new.n_pairs
+        t.builds += len(self._built)
+        self.device_builds += len(self._built)
+        self._built = []
+
+    def _rebuild_on_device(self, device, dt: float):
+        """The neighbour list rebuilt on the device (records in, records out: the Table record with
+        the new list's arrays)."""
+        bodies, books, bounds, table, run = device
+        if bounds.cylinders is not None:
+            walls = (bounds.cylinders.kind, bounds.cylinders.shape)
+        else:
+            if self._plane_walls is None or self._plane_walls[0].shape[0] != bounds.wall_point.shape[0]:
+                self._plane_walls = plane_walls(bounds.wall_point.shape[0])
+            walls = self._plane_walls
+        built = build_list(bodies, bounds, table, self.table.skin, float(self.model.radius.max()), walls)
+        self._built.append(built)
+        table = table._replace(i_start=built.i_start, pair_j=built.pair_j, j_start=built.j_start,
+                               j_pairs=built.j_pairs, hist=built.hist, out=built.out, status=built.status)
+        return bodies, books, bounds, table, run
+
     @staticmethod
     def download(copies) -> None:
         """Copy the device's writable arrays back into the host arrays they came from."""
@@ -121,6 +176,7 @@ class GpuStepper(Stepper):
             return 0, bool(resume)
         host = self.records()
         device, copies = self.upload(host)
+        self._built = []
         interval = sys.getswitchinterval()
         if backend.simulated():
             # the simulator's launcher polls its threads holding the interpreter lock, which each
@@ -130,7 +186,7 @@ class GpuStepper(Stepper):
             return launch(self.law, self._steps, int(n_steps), float(dt), bool(resume), device)
         finally:
             sys.setswitchinterval(interval)
-            self.download(copies)
+            self._download_all(copies)
 
     def _steps(self, n_steps: int, dt: float, resume: bool, device) -> tuple[int, bool]:
         """The CPU's ``_steps`` as kernel launches (:mod:`contactlab.engine.gpu_kernels`)."""
@@ -150,22 +206,39 @@ class GpuStepper(Stepper):
             g.boundaries[1, 1](dt, False, False, control, bodies, books, bounds, table, run)
         queued = 0
         numbers = np.zeros(g.N_CONTROL, dtype=np.int64)
-        while queued < n_steps:
-            batch = min(self.batch, n_steps - queued)
-            for b in range(batch):
-                last = queued + b == n_steps - 1
-                g.pairs[body_grid](per, dt, control, bodies, books, bounds, table, run)
-                g.reduction[body_grid](per, dt, control, bodies, books, bounds, table, run)
-                if not last:
-                    g.first_half[body_grid](per, dt, control, bodies, table, run)
-                g.boundaries[1, 1](dt, True, last, control, bodies, books, bounds, table, run)
-            queued += batch
+        flags = np.zeros(layout.N_FLAGS, dtype=np.int64)
+        on_device = self.device_rebuild_possible()
+        if not resume and on_device:
+            # the first half may already ask for a rebuild
             backend.to_host(control, numbers)
-            if numbers[g.HALTED]:
-                # a flag came: fewer steps queued next time (each queued after it is a wasted launch)
-                self.batch = max(1, self.batch // 2)
+            queued = -1 if numbers[g.HALTED] else 0
+        while queued < n_steps:
+            if queued >= 0:
+                batch = min(self.batch, n_steps - queued)
+                for b in range(batch):
+                    last = queued + b == n_steps - 1
+                    g.pairs[body_grid](per, dt, control, bodies, books, bounds, table, run)
+                    g.reduction[body_grid](per, dt, control, bodies, books, bounds, table, run)
+                    if not last:
+                        g.first_half[body_grid](per, dt, control, bodies, table, run)
+                    g.boundaries[1, 1](dt, True, last, control, bodies, books, bounds, table, run)
+                queued += batch
+                backend.to_host(control, numbers)
+            if not numbers[g.HALTED]:
+                self.batch = min(self.batch * 2, 256)
+                continue
+            # a flag came: fewer steps queued next time (each queued after it is a wasted launch)
+            self.batch = max(1, self.batch // 2)
+            backend.to_host(run.flags, flags)
+            rebuild_only = flags[layout.FLAG_REBUILD] != 0 and not np.any(np.delete(flags, layout.FLAG_REBUILD))
+            if not (on_device and numbers[g.MID] and rebuild_only):
                 break
-            self.batch = min(self.batch * 2, 256)
+            # in the middle of a step, only the list to rebuild: on the device, and on
+            bodies, books, bounds, table, run = self._rebuild_on_device((bodies, books, bounds, table, run), dt)
+            backend.zero(run.flags)
+            backend.to_device_into(np.array([0, numbers[g.DONE], 0], dtype=np.int64), control)
+            queued = int(numbers[g.DONE])
+            numbers[g.HALTED] = numbers[g.MID] = 0
         return int(numbers[g.DONE]), bool(numbers[g.MID])
 
 

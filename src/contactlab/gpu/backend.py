@@ -17,8 +17,8 @@ import importlib.util
 import numba
 import numpy as np
 
-__all__ = ["cuda", "gpu_kernel", "to_device", "to_host", "compile_ptx", "simulated", "unavailable_reason",
-           "NUMBA_CUDA_MISSING"]
+__all__ = ["cuda", "gpu_kernel", "to_device", "to_host", "device_zeros", "zero", "to_device_into", "synchronize",
+           "compile_ptx", "simulated", "unavailable_reason", "NUMBA_CUDA_MISSING"]
 
 NUMBA_CUDA_MISSING = ("the GPU backend needs numba-cuda: pip install -e \".[gpu]\" (an NVIDIA driver for a GPU; "
                       "NUMBA_ENABLE_CUDASIM=1 runs it without one, slowly, under numba-cuda's simulator)")
@@ -91,6 +91,22 @@ def to_host(device, host: np.ndarray) -> None:
         np.copyto(host, device)
     else:
         device.copy_to_host(host)
+
+
+def zero(device) -> None:
+    """Set every element of a device array to zero."""
+    if simulated():
+        device[...] = 0
+    else:
+        device.copy_to_device(np.zeros(device.shape, dtype=device.dtype))
+
+
+def to_device_into(host: np.ndarray, device) -> None:
+    """Copy the host array ``host`` into the existing device array ``device``."""
+    if simulated():
+        np.copyto(device, host)
+    else:
+        device.copy_to_device(np.ascontiguousarray(host, dtype=device.dtype))
 
 
 def synchronize() -> None:

@@ -24,7 +24,8 @@ from numba import prange
 from .._jit import jit, kernel, n_blocks, pkernel
 from ..geometry.sphere_cylinder import N_WALL_SHAPE, WALL_PLANE, cylinder_surface
 
-__all__ = ["build_pairs", "first_bodies", "pair_buffers", "transpose_pairs", "boundary_pairs", "grid_for", "bin_bodies",
+__all__ = ["build_pairs", "first_bodies", "pair_buffers", "transpose_pairs", "boundary_pairs", "grid_for",
+           "grid_from_bounds", "scan_sphere", "bin_bodies",
            "cell_index", "body_radius", "check_bodies", "check_pairs", "segments_from_counts"]
 
 
@@ -35,7 +36,13 @@ def grid_for(pos: np.ndarray, cell: float, max_cells: int):
     ``max_cells`` cells (e.g. when a few spheres are far away from the rest).
     """
     lo, hi = _bounds(pos)
-    extent = np.maximum(hi - lo, 0.0)
+    return grid_from_bounds(lo, hi, cell, max_cells)
+
+
+def grid_from_bounds(lo, hi, cell: float, max_cells: int):
+    """:func:`grid_for` from the bounding box ``lo``, ``hi`` (3,) of the positions (the GPU's
+    neighbour build reduces them on the device)."""
+    extent = np.maximum(np.asarray(hi) - np.asarray(lo), 0.0)
     size = float(cell)
     while True:
         dims = np.floor(extent / size).astype(np.int64) + 1
@@ -130,7 +137,7 @@ def segments_from_counts(i_start):
 
 
 @jit
-def _scan_sphere(q, cell_start, items, sorted_xr, origin, inv_w, dims, skin, wall_point, wall_normal, wall_kind,
+def scan_sphere(q, cell_start, items, sorted_xr, origin, inv_w, dims, skin, wall_point, wall_normal, wall_kind,
                  wall_shape, n_s, out, base):
     """Count (``out`` empty) or write (into ``out[base:]``) the partners j > i of sphere ``items[q]``."""
     i = items[q]
@@ -207,7 +214,7 @@ def _count_chunk(q0, q1, cell_start, items, sorted_xr, origin, inv_w, dims, skin
     empty = np.empty(0, dtype=np.uint32)
     n = items.shape[0]
     for q in range(q0, q1):
-        i_start[items[q] + 1] = _scan_sphere(q, cell_start, items, sorted_xr, origin, inv_w, dims, skin, wall_point,
+        i_start[items[q] + 1] = scan_sphere(q, cell_start, items, sorted_xr, origin, inv_w, dims, skin, wall_point,
                                              wall_normal, wall_kind, wall_shape, n, empty, 0)
 
 
@@ -229,7 +236,7 @@ def _fill_chunk(q0, q1, cell_start, items, sorted_xr, origin, inv_w, dims, skin,
     for q in range(q0, q1):
         i = items[q]
         base = i_start[i]
-        _scan_sphere(q, cell_start, items, sorted_xr, origin, inv_w, dims, skin, wall_point, wall_normal, wall_kind,
+        scan_sphere(q, cell_start, items, sorted_xr, origin, inv_w, dims, skin, wall_point, wall_normal, wall_kind,
                      wall_shape, n, pair_j, base)
         if with_i:
             for k in range(base, i_start[i + 1]):

@@ -1,0 +1,332 @@
+"""The neighbour list rebuilt on the GPU: the CPU's cell list and history carry as device passes.
+
+The same list as :func:`contactlab.neighbors.celllist.build_pairs` (the same grid, the same
+candidates, each body's partners sorted, its walls after them) and the same rows carried as
+:func:`contactlab.engine.history_match.carry_rows`, bit for bit, built where the state is:
+
+1. the bounding box of the positions (a device min/max: exact, so in any order the same), then the
+   grid on the host from its six numbers (:func:`~contactlab.neighbors.celllist.grid_from_bounds`);
+2. a counting sort of the bodies into cells: counts per cell (integer atomics), a prefix sum,
+   each body placed in its cell (an atomic slot), then each cell's bodies sorted by index -- the
+   CPU's order, whatever order the atomics took;
+3. each body's partners counted and then written by the CPU's own per-body scan
+   (:func:`~contactlab.neighbors.celllist.scan_sphere`, compiled for the device), a prefix sum
+   between the two giving the list's CSR by first body;
+4. each pair's rows of history, outputs and status copied from the old table by a thread per first
+   body walking its old and new partners side by side (the CPU's rule; into new arrays, where the
+   CPU moves them in place);
+5. the CSR by second body: counts (integer atomics), a prefix sum, slots, each body's pairs sorted.
+
+No floating-point atomics and no order that depends on the threads: the table is the CPU's.  The
+list is rebuilt here for scenes of spheres with plane and cylinder walls, without a periodic cell,
+bonds, switched-off pairs or servo control; the others rebuild on the host
+(:meth:`contactlab.engine.gpu_stepper.GpuStepper.device_rebuild_possible`).
+
+Prefix sums (:func:`inclusive_scan`): each thread sums a chunk, the chunk sums are scanned the same
+way (recursively, down to one thread), each thread then rescans its chunk from its offset.
+"""
+from __future__ import annotations
+
+from collections import namedtuple
+
+import numpy as np
+
+from ..geometry.sphere_cylinder import N_WALL_SHAPE
+from ..gpu import backend
+from ..gpu.backend import cuda, gpu_kernel
+from ..neighbors.celllist import cell_index, grid_from_bounds, scan_sphere
+from .layout import INDEX
+
+__all__ = ["DeviceTable", "build_list", "inclusive_scan", "plane_walls", "CHUNK"]
+
+#: elements per thread of a prefix sum's pass; at most this many are scanned by one thread
+CHUNK = 256
+
+
+#: the arrays of a build, handed to its kernels as one record (a tuple of device arrays; numba-cuda's
+#: simulator also leaves arrays inside a tuple as they are, so that the CPU's building blocks take them)
+Build = namedtuple("Build", ["pos", "radius", "fixed", "box", "origin", "inv_w", "dims", "cell_start", "cell_fill",
+                             "items", "sorted_xr", "wall_point", "wall_normal", "wall_kind", "wall_shape", "none",
+                             "i_start", "pair_i", "pair_j"])
+#: the rows carried from the old table to the new one
+Carry = namedtuple("Carry", ["old_start", "old_j", "new_start", "new_j", "old_hist", "old_out", "old_status", "hist",
+                             "out", "status"])
+#: the CSR by second body
+Partners = namedtuple("Partners", ["pair_j", "j_start", "j_fill", "j_pairs"])
+
+
+# ------------------------------------------------------------------ prefix sums
+@gpu_kernel
+def _chunk_sums(n, arrays):
+    a, sums = arrays
+    t = cuda.grid(1)
+    lo = t * CHUNK
+    if lo >= n:
+        return
+    s = 0
+    for k in range(lo, min(lo + CHUNK, n)):
+        s += a[k]
+    sums[t] = s
+
+
+@gpu_kernel
+def _chunk_scan(n, arrays):
+    """Inclusive scan of each chunk of ``a`` from the inclusive scan of the chunk sums."""
+    a, sums = arrays
+    t = cuda.grid(1)
+    lo = t * CHUNK
+    if lo >= n:
+        return
+    acc = sums[t - 1] if t > 0 else 0
+    for k in range(lo, min(lo + CHUNK, n)):
+        acc += a[k]
+        a[k] = acc
+
+
+def _launch(n_threads: int):
+    """``(blocks, threads)`` for ``n_threads`` threads of one element each."""
+    per_block = 1 if backend.simulated() else 128
+    return max(1, -(-n_threads // per_block)), per_block
+
+
+def inclusive_scan(a, n: int) -> None:
+    """Inclusive prefix sum of the first ``n`` entries of the device array ``a``, in place (integers:
+    exact, the same in any order)."""
+    chunks = max(1, -(-n // CHUNK))
+    sums = backend.device_zeros(chunks, np.int64)
+    _chunk_sums[_launch(chunks)](n, (a, sums))
+    if chunks > 1:
+        inclusive_scan(sums, chunks)
+    _chunk_scan[_launch(chunks)](n, (a, sums))
+
+
+# ------------------------------------------------------------------ the cell list
+@gpu_kernel
+def _bounds(per, b):
+    """``box[0] = min``, ``box[1] = max`` of the positions per axis (exact: any order)."""
+    pos, box = b.pos, b.box
+    p0 = cuda.grid(1) * per
+    for p in range(p0, min(p0 + per, pos.shape[0])):
+        for d in range(3):
+            cuda.atomic.min(box, (0, d), pos[p, d])
+            cuda.atomic.max(box, (1, d), pos[p, d])
+
+
+@gpu_kernel
+def _count_cells(per, b):
+    pos = b.pos
+    p0 = cuda.grid(1) * per
+    for p in range(p0, min(p0 + per, pos.shape[0])):
+        c = cell_index(pos[p, 0], pos[p, 1], pos[p, 2], b.origin, b.inv_w, b.dims)
+        cuda.atomic.add(b.cell_start, c + 1, 1)
+
+
+@gpu_kernel
+def _place(per, b):
+    pos = b.pos
+    p0 = cuda.grid(1) * per
+    for p in range(p0, min(p0 + per, pos.shape[0])):
+        c = cell_index(pos[p, 0], pos[p, 1], pos[p, 2], b.origin, b.inv_w, b.dims)
+        b.items[b.cell_start[c] + cuda.atomic.add(b.cell_fill, c, 1)] = p
+
+
+@gpu_kernel
+def _sort_segments(per, n_segments, arrays):
+    """Sort each segment ``values[start[s]:start[s + 1]]`` ascending (insertion sort: cells and
+    bodies hold a few entries)."""
+    start, values = arrays
+    s0 = cuda.grid(1) * per
+    for s in range(s0, min(s0 + per, n_segments)):
+        lo = start[s]
+        hi = start[s + 1]
+        for a in range(lo + 1, hi):
+            v = values[a]
+            c = a - 1
+            while c >= lo and values[c] > v:
+                values[c + 1] = values[c]
+                c -= 1
+            values[c + 1] = v
+
+
+@gpu_kernel
+def _copy_sorted(per, b):
+    items, pos, sorted_xr = b.items, b.pos, b.sorted_xr
+    q0 = cuda.grid(1) * per
+    for q in range(q0, min(q0 + per, items.shape[0])):
+        p = items[q]
+        sorted_xr[q, 0] = pos[p, 0]
+        sorted_xr[q, 1] = pos[p, 1]
+        sorted_xr[q, 2] = pos[p, 2]
+        sorted_xr[q, 3] = -b.radius[p] if b.fixed[p] else b.radius[p]
+
+
+@gpu_kernel
+def _count_pairs(per, skin, b):
+    items = b.items
+    q0 = cuda.grid(1) * per
+    n = items.shape[0]
+    for q in range(q0, min(q0 + per, n)):
+        b.i_start[items[q] + 1] = scan_sphere(q, b.cell_start, items, b.sorted_xr, b.origin, b.inv_w, b.dims, skin,
+                                              b.wall_point, b.wall_normal, b.wall_kind, b.wall_shape, n, b.none, 0)
+
+
+@gpu_kernel
+def _fill_pairs(per, skin, b):
+    items, i_start = b.items, b.i_start
+    q0 = cuda.grid(1) * per
+    n = items.shape[0]
+    for q in range(q0, min(q0 + per, n)):
+        i = items[q]
+        base = i_start[i]
+        scan_sphere(q, b.cell_start, items, b.sorted_xr, b.origin, b.inv_w, b.dims, skin, b.wall_point, b.wall_normal,
+                    b.wall_kind, b.wall_shape, n, b.pair_j, base)
+        for k in range(base, i_start[i + 1]):
+            b.pair_i[k] = i
+
+
+# ------------------------------------------------------------------ rows carried, CSR by second body
+@gpu_kernel
+def _carry(per, c):
+    """Each new pair's rows from the same pair ``(i, j)`` of the old list (zero for a new pair),
+    found by walking body ``i``'s old and new partners side by side (both sorted)."""
+    old_start, old_j, new_start, new_j = c.old_start, c.old_j, c.new_start, c.new_j
+    hist, out, status = c.hist, c.out, c.status
+    i0 = cuda.grid(1) * per
+    for i in range(i0, min(i0 + per, new_start.shape[0] - 1)):
+        s = old_start[i]
+        s_end = old_start[i + 1]
+        for k in range(new_start[i], new_start[i + 1]):
+            j = new_j[k]
+            while s < s_end and old_j[s] < j:
+                s += 1
+            if s < s_end and old_j[s] == j:
+                for col in range(hist.shape[1]):
+                    hist[k, col] = c.old_hist[s, col]
+                for col in range(out.shape[1]):
+                    out[k, col] = c.old_out[s, col]
+                status[k] = c.old_status[s]
+            else:
+                for col in range(hist.shape[1]):
+                    hist[k, col] = 0.0
+                for col in range(out.shape[1]):
+                    out[k, col] = 0.0
+                status[k] = 0
+
+
+@gpu_kernel
+def _count_partners(per, n_pairs, n_spheres, t):
+    k0 = cuda.grid(1) * per
+    for k in range(k0, min(k0 + per, n_pairs)):
+        j = t.pair_j[k]
+        if j < n_spheres:
+            cuda.atomic.add(t.j_start, j + 1, 1)
+
+
+@gpu_kernel
+def _place_partners(per, n_pairs, n_spheres, t):
+    k0 = cuda.grid(1) * per
+    for k in range(k0, min(k0 + per, n_pairs)):
+        j = t.pair_j[k]
+        if j < n_spheres:
+            t.j_pairs[t.j_start[j] + cuda.atomic.add(t.j_fill, j, 1)] = k
+
+
+@gpu_kernel
+def _copy_rows(per, arrays):
+    src, dst = arrays
+    p0 = cuda.grid(1) * per
+    for p in range(p0, min(p0 + per, src.shape[0])):
+        for d in range(src.shape[1]):
+            dst[p, d] = src[p, d]
+
+
+class DeviceTable:
+    """A contact list built on the device: the arrays of the kernels' Table record that a build
+    replaces, and its size."""
+
+    def __init__(self, pair_i, pair_j, hist, out, status, i_start, j_start, j_pairs, n_pairs):
+        self.pair_i, self.pair_j, self.hist, self.out, self.status = pair_i, pair_j, hist, out, status
+        self.i_start, self.j_start, self.j_pairs, self.n_pairs = i_start, j_start, j_pairs, int(n_pairs)
+
+
+def _shape(n: int):
+    """``(per, blocks, threads)`` for ``n`` items (as the step kernels: gpu_stepper)."""
+    if backend.simulated():
+        return max(1, -(-n // 2)), 1, 2
+    return 1, max(1, -(-n // 128)), 128
+
+
+def _host_int(device, index: int) -> int:
+    """One integer of a device array, on the host."""
+    tmp = np.zeros(1, dtype=device.dtype)
+    backend.to_host(device[index:index + 1], tmp)
+    return int(tmp[0])
+
+
+def build_list(bodies, bounds, table, skin: float, max_radius: float, walls) -> DeviceTable:
+    """The new list around the device positions ``bodies.pos`` and the rows carried from the device
+    table ``table`` (the kernels' Table record); the build reference (``table.ref_pos``,
+    ``bounds.wall_ref``) written.  ``walls = (wall_kind, wall_shape)`` device arrays (the cylinder
+    walls' kinds and shapes, zeros for planes); ``max_radius``: the largest radius, m."""
+    pos = bodies.pos
+    n = pos.shape[0]
+    per, blocks, threads = _shape(n)
+    zeros = backend.device_zeros
+    # 1. the grid, from the bounding box
+    b = Build(pos, bodies.radius, bodies.fixed, backend.to_device(np.array([[np.inf] * 3, [-np.inf] * 3])),
+              *([None] * 15))
+    _bounds[blocks, threads](per, b)
+    box = np.zeros((2, 3))
+    backend.to_host(b.box, box)
+    origin, inv_cell, dims = grid_from_bounds(box[0], box[1], 2.0 * max_radius + skin, max(8 * n, 4096))
+    dims = np.ascontiguousarray(dims, dtype=np.int64)
+    n_cells = int(np.prod(dims))
+    wall_kind, wall_shape = walls
+    b = b._replace(origin=backend.to_device(np.ascontiguousarray(origin, dtype=np.float64)),
+                   inv_w=backend.to_device(np.full(3, inv_cell)), dims=backend.to_device(dims),
+                   cell_start=zeros(n_cells + 1, np.int32), cell_fill=zeros(n_cells, np.int32),
+                   items=zeros(n, np.int32), sorted_xr=zeros((n, 4), np.float64), wall_point=bounds.wall_point,
+                   wall_normal=bounds.wall_normal, wall_kind=wall_kind, wall_shape=wall_shape, none=zeros(0, INDEX),
+                   i_start=zeros(n + 1, INDEX))
+    # 2. bodies into cells, increasing within a cell
+    _count_cells[blocks, threads](per, b)
+    inclusive_scan(b.cell_start, n_cells + 1)
+    _place[blocks, threads](per, b)
+    c_per, c_blocks, c_threads = _shape(n_cells)
+    _sort_segments[c_blocks, c_threads](c_per, n_cells, (b.cell_start, b.items))
+    _copy_sorted[blocks, threads](per, b)
+    # 3. partners counted, the CSR by first body, partners written
+    _count_pairs[blocks, threads](per, float(skin), b)
+    inclusive_scan(b.i_start, n + 1)
+    n_pairs = _host_int(b.i_start, n)
+    if n_pairs >= 2**32:
+        raise MemoryError(f"{n_pairs} candidate pairs exceed the 32-bit pair index")
+    capacity = max(n_pairs, 1)
+    b = b._replace(pair_i=zeros(capacity, INDEX), pair_j=zeros(capacity, INDEX))
+    _fill_pairs[blocks, threads](per, float(skin), b)
+    # 4. rows carried
+    c = Carry(table.i_start, table.pair_j, b.i_start, b.pair_j, table.hist, table.out, table.status,
+              zeros((capacity, table.hist.shape[1]), np.float64), zeros((capacity, table.out.shape[1]), np.float64),
+              zeros(capacity, np.int8))
+    _carry[blocks, threads](per, c)
+    # 5. the CSR by second body
+    t = Partners(b.pair_j, zeros(n + 1, INDEX), zeros(max(n, 1), INDEX), None)
+    k_per, k_blocks, k_threads = _shape(n_pairs)
+    _count_partners[k_blocks, k_threads](k_per, n_pairs, n, t)
+    inclusive_scan(t.j_start, n + 1)
+    n_partners = _host_int(t.j_start, n)
+    t = t._replace(j_pairs=zeros(max(n_partners, 1), INDEX))
+    _place_partners[k_blocks, k_threads](k_per, n_pairs, n, t)
+    _sort_segments[blocks, threads](per, n, (t.j_start, t.j_pairs))
+    # the build reference
+    _copy_rows[blocks, threads](per, (pos, table.ref_pos))
+    w_per, w_blocks, w_threads = _shape(max(bounds.wall_point.shape[0], 1))
+    _copy_rows[w_blocks, w_threads](w_per, (bounds.wall_point, bounds.wall_ref))
+    return DeviceTable(b.pair_i, b.pair_j, c.hist, c.out, c.status, b.i_start, t.j_start, t.j_pairs[:n_partners],
+                       n_pairs)
+
+
+def plane_walls(n_walls: int):
+    """``(wall_kind, wall_shape)`` device arrays of ``n_walls`` plane walls."""
+    return (backend.device_zeros(n_walls, np.uint8), backend.device_zeros((n_walls, N_WALL_SHAPE), np.float64))
+
