@@ -50,6 +50,8 @@ def steps_for(device: str, n: int) -> int:
 def device_memory_used() -> int:
     from contactlab.gpu import backend
 
+    if backend.simulated():  # no device memory to read (and no figure to quote)
+        return 0
     free, total = backend.cuda.current_context().get_memory_info()
     return int(total - free)
 
@@ -155,6 +157,8 @@ def main(argv=None) -> int:
     ap.add_argument("--plot", type=Path, default=None)
     ap.add_argument("--cpu2", type=Path, default=None, help="scale.py --json of the 2-core machine, for the plot")
     ap.add_argument("--report", type=Path, default=None, help="run nothing: print and plot a saved --json")
+    ap.add_argument("--steps", type=int, default=None, help="steps per run (default: by N and device)")
+    ap.add_argument("--no-first-run", action="store_true", help="skip the first-run latency (an empty cache)")
     args = ap.parse_args(argv)
     if args.worker:
         kind, n, device, t, s = args.worker
@@ -166,8 +170,9 @@ def main(argv=None) -> int:
     else:
         scale.OUT.mkdir(exist_ok=True)
         results = {"runs": {}, "machine": dict(cpus=os.cpu_count())}
-        results["first_run"] = first_run_latency(args.cpu_threads)
-        print(f"first GPU run: {results['first_run']}", flush=True)
+        if not args.no_first_run:
+            results["first_run"] = first_run_latency(args.cpu_threads)
+            print(f"first GPU run: {results['first_run']}", flush=True)
         results["baseline_device_bytes"] = run_worker("baseline", 8, "cuda", args.cpu_threads, 2)["device_bytes"]
         for rnd in range(args.rounds):
             for kind in args.scenes:
@@ -176,12 +181,12 @@ def main(argv=None) -> int:
                         if device == "cpu" and n > args.cpu_max_n:
                             continue
                         try:
-                            row = run_worker(kind, n, device, args.cpu_threads, steps_for(device, n),
+                            row = run_worker(kind, n, device, args.cpu_threads, args.steps or steps_for(device, n),
                                              timeout=args.timeout)
                         except (RuntimeError, subprocess.TimeoutExpired) as exc:
                             print(f"[{rnd + 1}] {kind} N={n} {device}: FAILED {str(exc)[-500:]}", flush=True)
                             continue
-                        key = f"{kind}|{n}|{device}"
+                        key = f"{kind}|{row['n']}|{device}"
                         old = results["runs"].get(key)
                         if old is None or row["particle_steps_per_s"] > old["particle_steps_per_s"]:
                             results["runs"][key] = row

@@ -183,7 +183,8 @@ class GpuStepper(Stepper):
             # thread needs to enter a compiled function: hand it over often (5 ms by default)
             sys.setswitchinterval(1e-5)
         try:
-            return launch(self.law, self._steps, int(n_steps), float(dt), bool(resume), device)
+            with backend.cpu_arithmetic():   # the kernels compile at their first launch: the CPU's arithmetic
+                return launch(self.law, self._steps, int(n_steps), float(dt), bool(resume), device)
         finally:
             sys.setswitchinterval(interval)
             self._download_all(copies)

@@ -12,13 +12,15 @@ never copied to or from the device shows as a wrong result in a test, as it woul
 """
 from __future__ import annotations
 
+import contextlib
 import importlib.util
+import os
 
 import numba
 import numpy as np
 
 __all__ = ["cuda", "gpu_kernel", "to_device", "to_host", "device_zeros", "zero", "to_device_into", "synchronize",
-           "compile_ptx", "simulated", "unavailable_reason", "NUMBA_CUDA_MISSING"]
+           "compile_ptx", "cpu_arithmetic", "simulated", "unavailable_reason", "NUMBA_CUDA_MISSING", "ALLOW_FMA"]
 
 NUMBA_CUDA_MISSING = ("the GPU backend needs numba-cuda: pip install -e \".[gpu]\" (an NVIDIA driver for a GPU; "
                       "NUMBA_ENABLE_CUDASIM=1 runs it without one, slowly, under numba-cuda's simulator)")
@@ -26,8 +28,15 @@ NUMBA_CUDA_MISSING = ("the GPU backend needs numba-cuda: pip install -e \".[gpu]
 if importlib.util.find_spec("numba_cuda") is not None:
     from numba import cuda  # the GPU compiler: numba-cuda (numba-cuda-mlir would be this one line)
     from numba.cuda import dispatcher as _dispatcher
+    from numba.cuda.cudadrv import nvvm as _nvvm
 else:  # pragma: no cover - the CPU install
-    cuda = _dispatcher = None
+    cuda = _dispatcher = _nvvm = None
+
+#: whether the GPU compiler may fuse a multiply and an add into one instruction (``fma``, rounded
+#: once): off by default, so that the GPU's arithmetic is the CPU's (whose build never contracts),
+#: operation for operation; ``CONTACTLAB_GPU_FMA=1`` allows it (a few per cent faster where the
+#: arithmetic, not memory, bounds a kernel; results then differ from the CPU's in the last bits)
+ALLOW_FMA = os.environ.get("CONTACTLAB_GPU_FMA", "0") == "1"
 
 
 def simulated() -> bool:
@@ -93,6 +102,28 @@ def to_host(device, host: np.ndarray) -> None:
         device.copy_to_host(host)
 
 
+@contextlib.contextmanager
+def cpu_arithmetic():
+    """A block in which the kernels numba-cuda compiles (at their first launch) are compiled
+    without fused multiply-adds (:data:`ALLOW_FMA`): NVVM's ``-fma=0``, the one option numba-cuda
+    does not expose; every other option as numba-cuda sets it."""
+    if ALLOW_FMA or _nvvm is None or simulated() or not hasattr(_nvvm, "compile_ir"):
+        yield
+        return
+    compile_ir = _nvvm.compile_ir
+
+    def without_fma(llvmir, **options):
+        if not options.get("fastmath"):
+            options.setdefault("fma", False)
+        return compile_ir(llvmir, **options)
+
+    _nvvm.compile_ir = without_fma
+    try:
+        yield
+    finally:
+        _nvvm.compile_ir = compile_ir
+
+
 def zero(device) -> None:
     """Set every element of a device array to zero."""
     if simulated():
@@ -127,7 +158,8 @@ def compile_ptx(func, argument_types, cc=(9, 0)):
     saved = _dispatcher.get_current_device
     _dispatcher.get_current_device = lambda: _Target
     try:
-        ptx, _ = cuda.compile_ptx(func, argument_types, cc=cc)
+        with cpu_arithmetic():
+            ptx, _ = cuda.compile_ptx(func, argument_types, cc=cc)
     finally:
         _dispatcher.get_current_device = saved
     return ptx
