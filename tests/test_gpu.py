@@ -185,15 +185,68 @@ def test_a_periodic_cell_under_lees_edwards_shear_matches_the_cpu():
             for b in range(3):
                 for c in range(3):
                     x = (2.1 * R * (a + 0.5), 2.1 * R * (b + 0.5), 2.1 * R * (c + 0.5))
-                    scene.add_sphere(position=x, radius=R, material=GLASS, velocity=tuple(0.2 * rng.standard_normal(3)))
+                    scene.add_sphere(position=x, radius=R, material=GLASS, velocity=tuple(0.5 * rng.standard_normal(3)))
         scene.set_periodic((0, 0, 0), (side, side, side))
         sim = cl.Simulation(scene, cl.models.HertzMindlin(restitution=0.5, friction=0.4), device=device, skin=2e-5,
                             local_damping=0.1)
         sim.cell.shear(200.0, plane="xz")
         return sim
 
-    cpu, gpu = _both(build, _steps(200))
+    images = {}
+
+    def run(sim):
+        sim.run(steps=200)
+        images[sim.device] = sim.state.images.copy()
+
+    cpu, gpu = _both(build, run)
     _agree(cpu, gpu)
+    assert np.abs(images["cpu"]).sum() > 0, "bodies should cross the cell's faces"
+    assert np.array_equal(images["cpu"], images["cuda"])
+
+
+def test_the_wrap_into_a_sheared_cell_on_the_device_equals_the_cpus():
+    """Bodies scattered up to two cell lengths outside a sheared cell whose offset passed half a
+    flow length: the device wrap (positions, velocities, image counters, the cell's work, the
+    offset brought back) against the CPU's engine/cell_motion.wrap on the same arrays."""
+    from types import SimpleNamespace
+
+    from contactlab.engine.cell_motion import mark_built, wrap
+    from contactlab.engine.gpu_neighbors import wrap_into_cell
+    from contactlab.geometry.periodic import CELL_LENGTH, CELL_SHEAR
+    from contactlab.gpu import backend
+
+    scene = cl.Scene(gravity=(0, 0, 0))
+    rng = np.random.default_rng(8)
+    side = 0.01
+    for k in range(40):
+        scene.add_sphere(position=tuple(rng.uniform(0.1, 0.9, 3) * side), radius=R / 4, material=GLASS,
+                         fixed=bool(k % 7 == 0))
+    scene.set_periodic((0, 0, 0), (side, side, side))
+    sim = cl.Simulation(scene, cl.models.HertzMindlin(restitution=0.5, friction=0.4), dt=1e-6)
+    sim.cell.shear(50.0, plane="xz")
+    cell = sim.state.cell.copy()
+    cell[CELL_SHEAR] = 0.7 * cell[CELL_LENGTH]
+    n = 40
+    arrays = dict(pos=rng.uniform(-2, 3, (n, 3)) * side, vel=rng.standard_normal((n, 3)),
+                  vel_pred=rng.standard_normal((n, 3)), images=rng.integers(-3, 4, (n, 3)).astype(np.int64),
+                  boundary_work=rng.standard_normal(n))
+    mass = np.where(sim.model.fixed, 0.0, sim.model.mass)
+    cpu = {k: v.copy() for k, v in arrays.items()}
+    cpu_cell = cell.copy()
+    wrap(cpu_cell, cpu["pos"], cpu["vel"], cpu["vel_pred"], cpu["images"], mass, cpu["boundary_work"])
+    mark_built(cpu_cell)
+    dev = {k: backend.to_device(v) for k, v in arrays.items()}
+    bodies = SimpleNamespace(pos=dev["pos"], vel=dev["vel"], vel_pred=dev["vel_pred"],
+                             mass=backend.to_device(sim.model.mass), fixed=backend.to_device(sim.model.fixed))
+    books = SimpleNamespace(boundary_work=dev["boundary_work"])
+    bounds = SimpleNamespace(cell=backend.to_device(cell))
+    host_cell = wrap_into_cell(bodies, books, bounds, dev["images"], sim.model.radius, 1e-4, 0.0, 0)
+    assert np.array_equal(host_cell, cpu_cell, equal_nan=True)   # the cell holds NaN targets (no servo)
+    for key, value in cpu.items():
+        got = np.zeros_like(value)
+        backend.to_host(dev[key], got)
+        assert np.array_equal(got, value), key
+    assert cpu_cell[CELL_SHEAR] != cell[CELL_SHEAR] and np.any(cpu["images"] != arrays["images"])
 
 
 def test_cylinder_walls_a_servo_wall_and_2d_disks_match_the_cpu():
@@ -346,7 +399,7 @@ _PTX_SCRIPT = textwrap.dedent("""
     print("PTX", len(ptx))
     from contactlab.engine.gpu_check import compile_neighbour_ptx
     neighbours = compile_neighbour_ptx()
-    assert all(".entry" in text for text in neighbours.values()) and len(neighbours) == 13
+    assert all(".entry" in text for text in neighbours.values()) and len(neighbours) == 17
     print("NEIGHBOUR PTX", len(neighbours))
     from gpu_refused_law import allocating_spring
     try:
@@ -392,7 +445,7 @@ def test_the_gpu_compiler_takes_a_user_law_and_names_what_it_refuses(tmp_path):
     done = subprocess.run([sys.executable, "-c", _PTX_SCRIPT.format(examples=str(ROOT / "examples"))],
                           capture_output=True, text=True, env=env, cwd=tmp_path, timeout=900)
     assert done.returncode == 0, done.stderr[-3000:]
-    assert "PTX" in done.stdout and "NEIGHBOUR PTX 13" in done.stdout, done.stdout[-3000:]
+    assert "PTX" in done.stdout and "NEIGHBOUR PTX 17" in done.stdout, done.stdout[-3000:]
     assert "REFUSED" in done.stdout and "allocating_spring" in done.stdout, done.stdout[-3000:]
     assert "the GPU compiler" in done.stdout and "gpu_refused_law.py" in done.stdout, done.stdout[-3000:]
 

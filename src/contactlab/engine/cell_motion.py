@@ -35,13 +35,13 @@ import math
 
 import numpy as np
 
-from .._jit import kernel
+from .._jit import jit, kernel
 from ..geometry.periodic import (CELL_FLOW, CELL_GAIN, CELL_GRADIENT, CELL_LENGTH, CELL_LOWER, CELL_MAX_RATE,
                                  CELL_PERIODIC, CELL_RATE, CELL_REF_LENGTH, CELL_REF_SHEAR, CELL_SHEAR,
                                  CELL_SHEAR_RATE, CELL_STRESS, CELL_TARGET, min_image)
 from .layout import ACTIVE, FLAG_REBUILD, OUT_FORCE
 
-__all__ = ["move_cell", "cell_stress", "wrap", "mark_built"]
+__all__ = ["move_cell", "cell_stress", "wrap", "wrap_body", "shear_offset_shift", "mark_built"]
 
 
 @kernel
@@ -96,39 +96,57 @@ def move_cell(dt, cell, pos, i_start, pair_j, out, status, half_skin, flags):
         flags[FLAG_REBUILD] = 1
 
 
-@kernel
-def _wrap_bodies(pos, vel, vel_pred, images, cell, mass, boundary_work):
-    """Bring every centre into the cell by whole cell vectors, gradient axis first (module docstring
-    of :mod:`contactlab.geometry.periodic`), with the velocity jump and the image counters.  The
-    kinetic energy a velocity jump changes is the cell's work on the body (a deforming cell's
-    images move with it): it is added to ``boundary_work``, with the velocity predicted to the end
-    of the step (the kinetic energy the balance reads there)."""
+@jit
+def wrap_body(p, pos, vel, vel_pred, images, cell, mass_p, boundary_work):
+    """Bring body ``p``'s centre into the cell by whole cell vectors, gradient axis first (module
+    docstring of :mod:`contactlab.geometry.periodic`), with the velocity jump and the image
+    counters.  The kinetic energy a velocity jump changes is the cell's work on the body (a
+    deforming cell's images move with it): it is added to ``boundary_work[p]``, with the velocity
+    predicted to the end of the step (the kinetic energy the balance reads there); ``mass_p``: the
+    body's mass, 0 for a fixed body."""
     g = int(cell[CELL_GRADIENT])
     f = int(cell[CELL_FLOW])
+    before = vel_pred[p, 0] ** 2 + vel_pred[p, 1] ** 2 + vel_pred[p, 2] ** 2
+    for step in range(4):
+        a = g if step == 0 else step - 1
+        if a < 0 or (step > 0 and a == g) or cell[CELL_PERIODIC + a] == 0.0:
+            continue
+        lo = cell[CELL_LOWER + a]
+        length = cell[CELL_LENGTH + a]
+        n = math.floor((pos[p, a] - lo) / length)
+        if pos[p, a] - n * length >= lo + length:
+            n += 1.0   # rounding left it on the upper face: it belongs to the lower one
+        if n != 0.0:
+            pos[p, a] -= n * length
+            vel[p, a] -= n * cell[CELL_RATE + a]
+            vel_pred[p, a] -= n * cell[CELL_RATE + a]
+            images[p, a] += np.int64(n)
+            if a == g:
+                pos[p, f] -= n * cell[CELL_SHEAR]
+                vel[p, f] -= n * cell[CELL_SHEAR_RATE]
+                vel_pred[p, f] -= n * cell[CELL_SHEAR_RATE]
+    if mass_p > 0.0:
+        after = vel_pred[p, 0] ** 2 + vel_pred[p, 1] ** 2 + vel_pred[p, 2] ** 2
+        if after != before:
+            boundary_work[p] += 0.5 * mass_p * (after - before)
+
+
+@kernel
+def _wrap_bodies(pos, vel, vel_pred, images, cell, mass, boundary_work):
+    """:func:`wrap_body` of every body."""
     for p in range(pos.shape[0]):
-        before = vel_pred[p, 0] ** 2 + vel_pred[p, 1] ** 2 + vel_pred[p, 2] ** 2
-        for step in range(4):
-            a = g if step == 0 else step - 1
-            if a < 0 or (step > 0 and a == g) or cell[CELL_PERIODIC + a] == 0.0:
-                continue
-            lo = cell[CELL_LOWER + a]
-            length = cell[CELL_LENGTH + a]
-            n = math.floor((pos[p, a] - lo) / length)
-            if pos[p, a] - n * length >= lo + length:
-                n += 1.0   # rounding left it on the upper face: it belongs to the lower one
-            if n != 0.0:
-                pos[p, a] -= n * length
-                vel[p, a] -= n * cell[CELL_RATE + a]
-                vel_pred[p, a] -= n * cell[CELL_RATE + a]
-                images[p, a] += np.int64(n)
-                if a == g:
-                    pos[p, f] -= n * cell[CELL_SHEAR]
-                    vel[p, f] -= n * cell[CELL_SHEAR_RATE]
-                    vel_pred[p, f] -= n * cell[CELL_SHEAR_RATE]
-        if mass[p] > 0.0:
-            after = vel_pred[p, 0] ** 2 + vel_pred[p, 1] ** 2 + vel_pred[p, 2] ** 2
-            if after != before:
-                boundary_work[p] += 0.5 * mass[p] * (after - before)
+        wrap_body(p, pos, vel, vel_pred, images, cell, mass[p], boundary_work)
+
+
+def shear_offset_shift(cell: np.ndarray) -> int:
+    """The whole flow-axis lengths ``m`` that bring the shear offset into ``[-L_f/2, L_f/2)`` (0
+    without shear); :func:`wrap` takes them off the offset and adds ``m`` times each body's image
+    counter across the gradient axis to its counter along the flow axis."""
+    g = int(cell[CELL_GRADIENT])
+    if g < 0:
+        return 0
+    f = int(cell[CELL_FLOW])
+    return int(math.floor(cell[CELL_SHEAR] / cell[CELL_LENGTH + f] + 0.5))
 
 
 def wrap(cell: np.ndarray, positions: np.ndarray, velocities: np.ndarray, predicted: np.ndarray,
@@ -137,13 +155,11 @@ def wrap(cell: np.ndarray, positions: np.ndarray, velocities: np.ndarray, predic
     vector: the image counters along the flow axis take it, so unwrapped positions do not move)
     and the bodies into the cell (:func:`_wrap_bodies`; ``mass`` (N,) kg, 0 for a fixed body, and
     the state's ``boundary_work`` take the kinetic energy of the velocity jumps), all in place."""
-    g = int(cell[CELL_GRADIENT])
-    if g >= 0:
-        f = int(cell[CELL_FLOW])
-        m = math.floor(cell[CELL_SHEAR] / cell[CELL_LENGTH + f] + 0.5)
-        if m != 0:
-            cell[CELL_SHEAR] -= m * cell[CELL_LENGTH + f]
-            images[:, f] += m * images[:, g]
+    m = shear_offset_shift(cell)
+    if m != 0:
+        g, f = int(cell[CELL_GRADIENT]), int(cell[CELL_FLOW])
+        cell[CELL_SHEAR] -= m * cell[CELL_LENGTH + f]
+        images[:, f] += m * images[:, g]
     _wrap_bodies(positions, velocities, predicted, images, cell, mass, boundary_work)
 
 

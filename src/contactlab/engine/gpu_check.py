@@ -81,7 +81,10 @@ def compile_neighbour_ptx(cc=(9, 0)) -> dict:
 
     build = gn.Build(arr(f64, 2), arr(f64), arr(np.bool_), arr(f64, 2), arr(f64), arr(f64), arr(np.int64),
                      arr(i32), arr(i32), arr(i32), arr(f64, 2), arr(f64, 2), arr(f64, 2), arr(u8), arr(f64, 2),
-                     arr(u32), arr(u32), arr(u32), arr(u32))
+                     arr(u32), arr(u32), arr(u32), arr(u32), arr(f64))
+    wrap = gn.Wrap(arr(f64, 2), arr(f64, 2), arr(f64, 2), arr(np.int64, 2), arr(f64), arr(f64), arr(np.bool_),
+                   arr(f64))
+    union = gn.Union(arr(u32), arr(u32), arr(u32), arr(u32), arr(f64, 2), arr(u32), arr(u32), arr(u32))
     carry = gn.Carry(arr(u32), arr(u32), arr(u32), arr(u32), arr(f64, 2), arr(f64, 2), arr(i8), arr(f64, 2),
                      arr(f64, 2), arr(i8))
     partners = gn.Partners(arr(u32), arr(u32), arr(u32), arr(u32))
@@ -93,6 +96,9 @@ def compile_neighbour_ptx(cc=(9, 0)) -> dict:
         "_bounds": (i64, t(build)), "_count_cells": (i64, t(build)), "_place": (i64, t(build)),
         "_sort_segments": (i64, i64, t((arr(i32), arr(i32)))), "_copy_sorted": (i64, t(build)),
         "_count_pairs": (i64, numba.float64, t(build)), "_fill_pairs": (i64, numba.float64, t(build)),
+        "_count_pairs_periodic": (i64, numba.float64, numba.float64, t(build)),
+        "_fill_pairs_periodic": (i64, numba.float64, numba.float64, t(build)),
+        "_wrap": (i64, i64, t(wrap)), "_join_bonds": (i64, i64, numba.boolean, t(union)),
         "_carry": (i64, t(carry)), "_count_partners": (i64, i64, i64, t(partners)),
         "_place_partners": (i64, i64, i64, t(partners)), "_copy_rows": (i64, t((arr(f64, 2), arr(f64, 2)))),
     }

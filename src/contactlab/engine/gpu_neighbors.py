@@ -17,9 +17,13 @@ candidates, each body's partners sorted, its walls after them) and the same rows
    CPU moves them in place);
 5. the CSR by second body: counts (integer atomics), a prefix sum, slots, each body's pairs sorted.
 
-No floating-point atomics and no order that depends on the threads: the table is the CPU's.  The
-list is rebuilt here for scenes of spheres with plane and cylinder walls, without a periodic cell,
-bonds, switched-off pairs or servo control; the others rebuild on the host
+No floating-point atomics and no order that depends on the threads: the table is the CPU's.  Intact
+bonds stay in the list at any distance (each body's built partners joined with its old bonded
+ones, as the CPU's sorted union).  In a periodic cell the bodies are wrapped first (a thread per
+body: :func:`contactlab.engine.cell_motion.wrap_body`) and pairs are found by their minimum image
+(:func:`contactlab.neighbors.periodic_list.scan_periodic`), Lees-Edwards shear included.  The list
+is rebuilt here for scenes of spheres with plane and cylinder walls, without switched-off pairs or
+servo control; the others rebuild on the host
 (:meth:`contactlab.engine.gpu_stepper.GpuStepper.device_rebuild_possible`).
 
 Prefix sums (:func:`inclusive_scan`): each thread sums a chunk, the chunk sums are scanned the same
@@ -34,10 +38,13 @@ import numpy as np
 from ..geometry.sphere_cylinder import N_WALL_SHAPE
 from ..gpu import backend
 from ..gpu.backend import cuda, gpu_kernel
+from ..geometry.periodic import CELL_FLOW, CELL_GRADIENT, CELL_LENGTH, CELL_SHEAR
 from ..neighbors.celllist import cell_index, grid_from_bounds, scan_sphere
+from ..neighbors.periodic_list import check_cell, periodic_grid_from_bounds, scan_periodic
+from .cell_motion import mark_built, shear_offset_shift, wrap_body
 from .layout import INDEX
 
-__all__ = ["DeviceTable", "build_list", "inclusive_scan", "plane_walls", "CHUNK"]
+__all__ = ["DeviceTable", "build_list", "wrap_into_cell", "inclusive_scan", "plane_walls", "CHUNK"]
 
 #: elements per thread of a prefix sum's pass; at most this many are scanned by one thread
 CHUNK = 256
@@ -47,12 +54,16 @@ CHUNK = 256
 #: simulator also leaves arrays inside a tuple as they are, so that the CPU's building blocks take them)
 Build = namedtuple("Build", ["pos", "radius", "fixed", "box", "origin", "inv_w", "dims", "cell_start", "cell_fill",
                              "items", "sorted_xr", "wall_point", "wall_normal", "wall_kind", "wall_shape", "none",
-                             "i_start", "pair_i", "pair_j"])
+                             "i_start", "pair_i", "pair_j", "cell"])
+#: what the wrap of the bodies into a periodic cell moves and books
+Wrap = namedtuple("Wrap", ["pos", "vel", "vel_pred", "images", "cell", "mass", "fixed", "boundary_work"])
 #: the rows carried from the old table to the new one
 Carry = namedtuple("Carry", ["old_start", "old_j", "new_start", "new_j", "old_hist", "old_out", "old_status", "hist",
                              "out", "status"])
 #: the CSR by second body
 Partners = namedtuple("Partners", ["pair_j", "j_start", "j_fill", "j_pairs"])
+#: the built list joined with the old list's intact bonds (kept at any distance)
+Union = namedtuple("Union", ["built_start", "built_j", "old_start", "old_j", "old_hist", "start", "pair_i", "pair_j"])
 
 
 # ------------------------------------------------------------------ prefix sums
@@ -184,6 +195,98 @@ def _fill_pairs(per, skin, b):
             b.pair_i[k] = i
 
 
+@gpu_kernel
+def _join_bonds(per, bond_column, write, u):
+    """Count (``write`` False: into ``start[i + 1]``) or write each body's partners: its built ones
+    and its old partners whose bond is intact (bond state > 0), merged (both sorted) without
+    repeats: the CPU's sorted union of the built and the kept pairs."""
+    i0 = cuda.grid(1) * per
+    for i in range(i0, min(i0 + per, u.built_start.shape[0] - 1)):
+        a = u.built_start[i]
+        a_end = u.built_start[i + 1]
+        s = u.old_start[i]
+        s_end = u.old_start[i + 1]
+        k = u.start[i] if write else 0
+        count = 0
+        while a < a_end or s < s_end:
+            if s < s_end and u.old_hist[s, bond_column] <= 0.0:
+                s += 1
+                continue
+            if s >= s_end or (a < a_end and u.built_j[a] <= u.old_j[s]):
+                j = u.built_j[a]
+                if s < s_end and u.old_j[s] == j:
+                    s += 1
+                a += 1
+            else:
+                j = u.old_j[s]
+                s += 1
+            if write:
+                u.pair_j[k + count] = j
+                u.pair_i[k + count] = i
+            count += 1
+        if not write:
+            u.start[i + 1] = count
+
+
+@gpu_kernel
+def _count_pairs_periodic(per, reach, skin, b):
+    items = b.items
+    q0 = cuda.grid(1) * per
+    n = items.shape[0]
+    for q in range(q0, min(q0 + per, n)):
+        b.i_start[items[q] + 1] = scan_periodic(q, b.cell_start, items, b.sorted_xr, b.dims, b.origin, b.inv_w, reach,
+                                                skin, b.cell, b.wall_point, b.wall_normal, b.wall_kind, b.wall_shape,
+                                                n, b.none, 0)
+
+
+@gpu_kernel
+def _fill_pairs_periodic(per, reach, skin, b):
+    items, i_start = b.items, b.i_start
+    q0 = cuda.grid(1) * per
+    n = items.shape[0]
+    for q in range(q0, min(q0 + per, n)):
+        i = items[q]
+        base = i_start[i]
+        scan_periodic(q, b.cell_start, items, b.sorted_xr, b.dims, b.origin, b.inv_w, reach, skin, b.cell,
+                      b.wall_point, b.wall_normal, b.wall_kind, b.wall_shape, n, b.pair_j, base)
+        for k in range(base, i_start[i + 1]):
+            b.pair_i[k] = i
+
+
+@gpu_kernel
+def _wrap(per, m, w):
+    """Each body back into the periodic cell (:func:`contactlab.engine.cell_motion.wrap_body`),
+    its flow-axis image counter first shifted by ``m`` times its gradient-axis one (the shear
+    offset brought back into the cell by ``m`` flow lengths)."""
+    g = int(w.cell[CELL_GRADIENT])
+    f = int(w.cell[CELL_FLOW])
+    p0 = cuda.grid(1) * per
+    for p in range(p0, min(p0 + per, w.pos.shape[0])):
+        if m != 0:
+            w.images[p, f] += m * w.images[p, g]
+        wrap_body(p, w.pos, w.vel, w.vel_pred, w.images, w.cell, 0.0 if w.fixed[p] else w.mass[p], w.boundary_work)
+
+
+def wrap_into_cell(bodies, books, bounds, images, radius, skin: float, time: float, step: int) -> np.ndarray:
+    """Before a build in a periodic cell, as :meth:`contactlab.engine.stepper.Stepper.rebuild` on the
+    host: the shear offset into the cell, the bodies wrapped (velocity jumps, image counters, the
+    cell's work on them), the cell's length checked (an error as on the CPU), its build reference
+    set.  Returns the host copy of the cell (the grid is made from it)."""
+    cell = np.zeros(bounds.cell.shape[0])
+    backend.to_host(bounds.cell, cell)
+    m = shear_offset_shift(cell)
+    if m != 0:
+        cell[CELL_SHEAR] -= m * cell[CELL_LENGTH + int(cell[CELL_FLOW])]
+        backend.to_device_into(cell, bounds.cell)
+    per, blocks, threads = _shape(bodies.pos.shape[0])
+    _wrap[blocks, threads](per, m, Wrap(bodies.pos, bodies.vel, bodies.vel_pred, images, bounds.cell, bodies.mass,
+                                        bodies.fixed, books.boundary_work))
+    check_cell(cell, radius, skin, time, step)
+    mark_built(cell)
+    backend.to_device_into(cell, bounds.cell)
+    return cell
+
+
 # ------------------------------------------------------------------ rows carried, CSR by second body
 @gpu_kernel
 def _carry(per, c):
@@ -263,27 +366,37 @@ def _host_int(device, index: int) -> int:
     return int(tmp[0])
 
 
-def build_list(bodies, bounds, table, skin: float, max_radius: float, walls) -> DeviceTable:
+def build_list(bodies, bounds, table, skin: float, max_radius: float, walls, bond_column: int = -1,
+               cell=None) -> DeviceTable:
     """The new list around the device positions ``bodies.pos`` and the rows carried from the device
     table ``table`` (the kernels' Table record); the build reference (``table.ref_pos``,
     ``bounds.wall_ref``) written.  ``walls = (wall_kind, wall_shape)`` device arrays (the cylinder
-    walls' kinds and shapes, zeros for planes); ``max_radius``: the largest radius, m."""
+    walls' kinds and shapes, zeros for planes); ``max_radius``: the largest radius, m;
+    ``bond_column``: the history column of the law's bond state (-1: no bonds), whose intact
+    bonds stay in the list at any distance; ``cell``: the host copy of the periodic cell (after
+    :func:`wrap_into_cell`; None: no cell), pairs then by their minimum image."""
     pos = bodies.pos
     n = pos.shape[0]
     per, blocks, threads = _shape(n)
     zeros = backend.device_zeros
     # 1. the grid, from the bounding box
     b = Build(pos, bodies.radius, bodies.fixed, backend.to_device(np.array([[np.inf] * 3, [-np.inf] * 3])),
-              *([None] * 15))
+              *([None] * 16))
     _bounds[blocks, threads](per, b)
     box = np.zeros((2, 3))
     backend.to_host(b.box, box)
-    origin, inv_cell, dims = grid_from_bounds(box[0], box[1], 2.0 * max_radius + skin, max(8 * n, 4096))
+    reach = 2.0 * max_radius + skin
+    if cell is None:
+        origin, inv_cell, dims = grid_from_bounds(box[0], box[1], reach, max(8 * n, 4096))
+        inv_w = np.full(3, inv_cell)
+    else:
+        origin, inv_w, dims = periodic_grid_from_bounds(box[0], box[1], cell, reach, max(8 * n, 4096))
     dims = np.ascontiguousarray(dims, dtype=np.int64)
     n_cells = int(np.prod(dims))
     wall_kind, wall_shape = walls
     b = b._replace(origin=backend.to_device(np.ascontiguousarray(origin, dtype=np.float64)),
-                   inv_w=backend.to_device(np.full(3, inv_cell)), dims=backend.to_device(dims),
+                   inv_w=backend.to_device(np.ascontiguousarray(inv_w, dtype=np.float64)), dims=backend.to_device(dims),
+                   cell=bounds.cell,
                    cell_start=zeros(n_cells + 1, np.int32), cell_fill=zeros(n_cells, np.int32),
                    items=zeros(n, np.int32), sorted_xr=zeros((n, 4), np.float64), wall_point=bounds.wall_point,
                    wall_normal=bounds.wall_normal, wall_kind=wall_kind, wall_shape=wall_shape, none=zeros(0, INDEX),
@@ -296,14 +409,32 @@ def build_list(bodies, bounds, table, skin: float, max_radius: float, walls) -> 
     _sort_segments[c_blocks, c_threads](c_per, n_cells, (b.cell_start, b.items))
     _copy_sorted[blocks, threads](per, b)
     # 3. partners counted, the CSR by first body, partners written
-    _count_pairs[blocks, threads](per, float(skin), b)
+    if cell is None:
+        _count_pairs[blocks, threads](per, float(skin), b)
+    else:
+        _count_pairs_periodic[blocks, threads](per, reach, float(skin), b)
     inclusive_scan(b.i_start, n + 1)
     n_pairs = _host_int(b.i_start, n)
     if n_pairs >= 2**32:
         raise MemoryError(f"{n_pairs} candidate pairs exceed the 32-bit pair index")
     capacity = max(n_pairs, 1)
     b = b._replace(pair_i=zeros(capacity, INDEX), pair_j=zeros(capacity, INDEX))
-    _fill_pairs[blocks, threads](per, float(skin), b)
+    if cell is None:
+        _fill_pairs[blocks, threads](per, float(skin), b)
+    else:
+        _fill_pairs_periodic[blocks, threads](per, reach, float(skin), b)
+    if bond_column >= 0:
+        # the intact bonds kept: the built list joined with them, per body
+        u = Union(b.i_start, b.pair_j, table.i_start, table.pair_j, table.hist, zeros(n + 1, INDEX), None, None)
+        _join_bonds[blocks, threads](per, bond_column, False, u)
+        inclusive_scan(u.start, n + 1)
+        n_pairs = _host_int(u.start, n)
+        if n_pairs >= 2**32:
+            raise MemoryError(f"{n_pairs} candidate pairs exceed the 32-bit pair index")
+        capacity = max(n_pairs, 1)
+        u = u._replace(pair_i=zeros(capacity, INDEX), pair_j=zeros(capacity, INDEX))
+        _join_bonds[blocks, threads](per, bond_column, True, u)
+        b = b._replace(i_start=u.start, pair_i=u.pair_i, pair_j=u.pair_j)
     # 4. rows carried
     c = Carry(table.i_start, table.pair_j, b.i_start, b.pair_j, table.hist, table.out, table.status,
               zeros((capacity, table.hist.shape[1]), np.float64), zeros((capacity, table.out.shape[1]), np.float64),

@@ -30,7 +30,7 @@ import numpy as np
 from ..gpu import backend
 from . import layout
 from .codegen import gpu_kernel_module
-from .gpu_neighbors import build_list, plane_walls
+from .gpu_neighbors import build_list, plane_walls, wrap_into_cell
 from .launch import launch
 from .stepper import Stepper
 
@@ -61,11 +61,11 @@ class GpuStepper(Stepper):
 
     def device_rebuild_possible(self) -> bool:
         """Whether the neighbour list can be rebuilt on the device (:mod:`contactlab.engine.gpu_neighbors`):
-        spheres with plane and cylinder walls, without a periodic cell, bonds, switched-off pairs
-        or servo control (those rebuild on the host, the state copied there and back)."""
-        return (self.cell is None and self.table.bond_column < 0 and not self.exclusions.any
-                and not self.table.track_boundaries and self.model.n_triangles == 0 and self.model.n_clumps == 0
-                and self.shape_features is False)
+        spheres with plane and cylinder walls, bonds kept, periodic cells and Lees-Edwards shear,
+        without switched-off pairs or servo control (those rebuild on the host, the state copied
+        there and back)."""
+        return (not self.exclusions.any and not self.table.track_boundaries and self.model.n_triangles == 0
+                and self.model.n_clumps == 0 and self.shape_features is False)
 
     def _gpu_kernels(self) -> None:
         # under the simulator the kernels call the plain-Python twin of the CPU's building blocks:
@@ -131,9 +131,9 @@ class GpuStepper(Stepper):
         self.device_builds += len(self._built)
         self._built = []
 
-    def _rebuild_on_device(self, device, dt: float):
+    def _rebuild_on_device(self, device, dt: float, done: int):
         """The neighbour list rebuilt on the device (records in, records out: the Table record with
-        the new list's arrays)."""
+        the new list's arrays); ``done``: the steps this call has completed (for an error's time)."""
         bodies, books, bounds, table, run = device
         if bounds.cylinders is not None:
             walls = (bounds.cylinders.kind, bounds.cylinders.shape)
@@ -141,7 +141,13 @@ class GpuStepper(Stepper):
             if self._plane_walls is None or self._plane_walls[0].shape[0] != bounds.wall_point.shape[0]:
                 self._plane_walls = plane_walls(bounds.wall_point.shape[0])
             walls = self._plane_walls
-        built = build_list(bodies, bounds, table, self.table.skin, float(self.model.radius.max()), walls)
+        cell = None
+        if bounds.cell is not None:
+            step = self.state.step + done
+            cell = wrap_into_cell(bodies, books, bounds, self._images, self.model.radius, self.table.skin,
+                                  self.state.time_at(step, dt), step)
+        built = build_list(bodies, bounds, table, self.table.skin, float(self.model.radius.max()), walls,
+                           self.table.bond_column, cell)
         self._built.append(built)
         table = table._replace(i_start=built.i_start, pair_j=built.pair_j, j_start=built.j_start,
                                j_pairs=built.j_pairs, hist=built.hist, out=built.out, status=built.status)
@@ -176,6 +182,11 @@ class GpuStepper(Stepper):
             return 0, bool(resume)
         host = self.records()
         device, copies = self.upload(host)
+        # the image counters of a periodic cell (not read by the step: the wrap at a device rebuild moves them)
+        self._images = None
+        if self.state.images is not None:
+            self._images = backend.to_device(self.state.images)
+            copies.append((self._images, self.state.images))
         self._built = []
         interval = sys.getswitchinterval()
         if backend.simulated():
@@ -235,7 +246,8 @@ class GpuStepper(Stepper):
             if not (on_device and numbers[g.MID] and rebuild_only):
                 break
             # in the middle of a step, only the list to rebuild: on the device, and on
-            bodies, books, bounds, table, run = self._rebuild_on_device((bodies, books, bounds, table, run), dt)
+            bodies, books, bounds, table, run = self._rebuild_on_device((bodies, books, bounds, table, run), dt,
+                                                                        int(numbers[g.DONE]))
             backend.zero(run.flags)
             backend.to_device_into(np.array([0, numbers[g.DONE], 0], dtype=np.int64), control)
             queued = int(numbers[g.DONE])

@@ -28,7 +28,7 @@ from .celllist import (bin_bodies, body_radius, cell_index, check_bodies, check_
                        sorted_with_walls)
 from ..geometry.sphere_cylinder import N_WALL_SHAPE
 
-__all__ = ["build_pairs_periodic", "check_cell", "periodic_grid"]
+__all__ = ["build_pairs_periodic", "check_cell", "periodic_grid", "periodic_grid_from_bounds", "scan_periodic"]
 
 _AXES = "xyz"
 
@@ -53,6 +53,12 @@ def periodic_grid(pos: np.ndarray, cell: np.ndarray, width: float, max_cells: in
     (module docstring)."""
     lo = pos.min(axis=0) if len(pos) else np.zeros(3)
     hi = pos.max(axis=0) if len(pos) else np.zeros(3)
+    return periodic_grid_from_bounds(lo, hi, cell, width, max_cells)
+
+
+def periodic_grid_from_bounds(lo, hi, cell: np.ndarray, width: float, max_cells: int):
+    """:func:`periodic_grid` from the bounding box ``lo``, ``hi`` (3,) of the positions (the GPU's
+    neighbour build reduces them on the device)."""
     periodic = cell[CELL_PERIODIC: CELL_PERIODIC + 3] != 0.0
     length = cell[CELL_LENGTH: CELL_LENGTH + 3]
     origin = np.where(periodic, cell[CELL_LOWER: CELL_LOWER + 3], lo)
@@ -94,7 +100,7 @@ def _axis_cell(a, k, c, dims, cell, g, f, layer, x, origin, inv_w, reach):
 
 
 @jit
-def _scan(q, cell_start, items, sorted_xr, dims, origin, inv_w, reach, skin, cell, wall_point, wall_normal,
+def scan_periodic(q, cell_start, items, sorted_xr, dims, origin, inv_w, reach, skin, cell, wall_point, wall_normal,
           wall_kind, wall_shape, n_s, out, base):
     """Count (``out`` empty) or write (into ``out[base:]``) the partners j > i of body ``items[q]``."""
     i = items[q]
@@ -149,7 +155,7 @@ def _count(cell_start, items, sorted_xr, dims, origin, inv_w, reach, skin, cell,
     empty = np.empty(0, dtype=np.uint32)
     for c in prange((n + b - 1) // b):
         for q in range(c * b, min((c + 1) * b, n)):
-            i_start[items[q] + 1] = _scan(q, cell_start, items, sorted_xr, dims, origin, inv_w, reach, skin, cell,
+            i_start[items[q] + 1] = scan_periodic(q, cell_start, items, sorted_xr, dims, origin, inv_w, reach, skin, cell,
                                           wall_point, wall_normal, wall_kind, wall_shape, n, empty, 0)
 
 
@@ -163,7 +169,7 @@ def _fill(cell_start, items, sorted_xr, dims, origin, inv_w, reach, skin, cell, 
         for q in range(c * b, min((c + 1) * b, n)):
             i = items[q]
             base = i_start[i]
-            _scan(q, cell_start, items, sorted_xr, dims, origin, inv_w, reach, skin, cell, wall_point,
+            scan_periodic(q, cell_start, items, sorted_xr, dims, origin, inv_w, reach, skin, cell, wall_point,
                   wall_normal, wall_kind, wall_shape, n, pair_j, base)
             if with_i:
                 for k in range(base, i_start[i + 1]):
