@@ -348,6 +348,27 @@ def test_the_device_prefix_sum_and_segment_sort_equal_numpy():
     assert np.array_equal(got, expected)
 
 
+def test_a_blow_up_on_the_gpu_is_diagnosed_as_on_the_cpu():
+    """A sphere fired at 30 m/s into a soft lattice: the overlap guard stops both runs at the same
+    step with the same diagnosis (bodies, cause), the GPU's state brought back on a step boundary."""
+    errors = {}
+    for device in ("cpu", "cuda"):
+        scene = cl.Scene(gravity=(0, 0, 0))
+        for a in range(3):
+            for b in range(3):
+                scene.add_sphere(position=(2.02 * R * a, 2.02 * R * b, 0.0), radius=R, material=GLASS)
+        scene.add_sphere(position=(2.02 * R, 2.02 * R, 2.3 * R), radius=R, material=GLASS, velocity=(0, 0, -30.0))
+        sim = cl.Simulation(scene, cl.models.HertzMindlin(restitution=0.5, friction=0.5), device=device, skin=2e-5)
+        with pytest.raises(cl.SimulationBlowUp) as info:
+            sim.run(steps=200)
+        errors[device] = (info.value, sim.step, sim.positions.copy())
+    cpu, gpu = errors["cpu"], errors["cuda"]
+    assert gpu[0].cause == cpu[0].cause and gpu[0].step == cpu[0].step == gpu[1] == cpu[1]
+    assert list(gpu[0].particles) == list(cpu[0].particles)
+    assert str(gpu[0]) == str(cpu[0])
+    assert np.abs(gpu[2] - cpu[2]).max() <= RTOL * np.abs(cpu[2]).max()
+
+
 def test_what_the_gpu_refuses_is_named_before_anything_is_built():
     """Meshes, clumps, non-spherical bodies, debug mode, particle streams and unknown devices:
     a DeviceError saying what, and what runs on the GPU."""
