@@ -46,7 +46,7 @@ def main(argv=None) -> dict:
     final = {}
     for device in ("cuda", "cpu"):
         sim = build(args.side, device)
-        sim.run(steps=1)                      # compiles (the first time) and evaluates the first contacts
+        sim.run(steps=1)                      # a warm-up step: kernels built, contacts found
         t0 = time.perf_counter()
         sim.run(steps=args.steps)
         seconds = time.perf_counter() - t0

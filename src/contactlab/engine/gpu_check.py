@@ -13,6 +13,7 @@ import numpy as np
 
 from ..errors import ContactlabError, LawError
 from ..gpu import backend
+from . import gpu_neighbors as gn
 from .codegen import gpu_kernel_module
 from .launch import launch
 
@@ -70,8 +71,6 @@ def compile_step_ptx(sim, cc=(9, 0)) -> str:
 def compile_neighbour_ptx(cc=(9, 0)) -> dict:
     """PTX of every kernel of the device neighbour build (:mod:`contactlab.engine.gpu_neighbors`),
     law-independent, for compute capability ``cc``: ``{kernel name: PTX}``."""
-    from . import gpu_neighbors as gn  # noqa: PLC0415 - imports numba.cuda
-
     if backend.cuda is None or backend.simulated():
         raise ContactlabError("the GPU compiler needs numba-cuda outside its simulator")
     f64, i32, u32, i8, u8 = np.float64, np.int32, np.uint32, np.int8, np.uint8
