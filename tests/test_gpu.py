@@ -369,10 +369,14 @@ def test_a_blow_up_on_the_gpu_is_diagnosed_as_on_the_cpu():
     assert np.abs(gpu[2] - cpu[2]).max() <= RTOL * np.abs(cpu[2]).max()
 
 
-def test_what_the_gpu_refuses_is_named_before_anything_is_built():
-    """Meshes, clumps, non-spherical bodies, debug mode, particle streams and unknown devices:
-    a DeviceError saying what, and what runs on the GPU."""
+def test_what_the_gpu_refuses_is_named_before_anything_is_built(monkeypatch):
+    """Meshes, clumps, non-spherical bodies, debug mode, particle streams, unknown devices and a
+    machine without a GPU: a DeviceError saying what, and what runs on the GPU."""
     model = cl.models.HertzMindlin(restitution=0.5, friction=0.5)
+    with monkeypatch.context() as m:
+        m.setattr(cl.gpu, "available", lambda: "no CUDA device found (numba.cuda.is_available() is False)")
+        with pytest.raises(DeviceError, match="device='cuda' cannot run here: no CUDA device found"):
+            cl.Simulation(_box_scene(), model, device="cuda")
     with pytest.raises(DeviceError, match="device must be one of"):
         cl.Simulation(_box_scene(), model, device="tpu")
     scene = cl.Scene()

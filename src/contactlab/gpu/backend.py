@@ -25,7 +25,14 @@ __all__ = ["cuda", "gpu_kernel", "to_device", "to_host", "device_zeros", "zero",
 NUMBA_CUDA_MISSING = ("the GPU backend needs numba-cuda: pip install -e \".[gpu]\" (an NVIDIA driver for a GPU; "
                       "NUMBA_ENABLE_CUDASIM=1 runs it without one, slowly, under numba-cuda's simulator)")
 
-if importlib.util.find_spec("numba_cuda") is not None:
+def _numba_cuda_installed() -> bool:
+    try:
+        return importlib.util.find_spec("numba_cuda") is not None
+    except (ImportError, ValueError):  # a broken or blocked install counts as none
+        return False
+
+
+if _numba_cuda_installed():
     from numba import cuda  # the GPU compiler: numba-cuda (numba-cuda-mlir would be this one line)
     from numba.cuda import dispatcher as _dispatcher
     from numba.cuda.cudadrv import nvvm as _nvvm
