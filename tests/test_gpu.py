@@ -174,6 +174,30 @@ def test_bonds_made_and_broken_match_the_cpu():
         assert np.array_equal(logs["cpu"][key][broken], logs["cuda"][key][broken]), key
 
 
+def test_switched_off_pairs_match_the_cpu():
+    """Two materials, glass-steel contacts switched off, one glass pair and one wall contact
+    switched off by their bodies (Simulation.set_active): the device rebuild drops them as the
+    CPU's does, and everything agrees."""
+    steel = cl.Material(density=7800.0, young=2e7, poisson=0.3, name="steel")
+
+    def build(device):
+        scene = _box_scene()
+        rng = np.random.default_rng(6)
+        for a in range(3):
+            for b in range(2):
+                scene.add_sphere(position=(R * (1.05 + 2.02 * a), R * (1.05 + 2.02 * b), 6.5 * R), radius=R,
+                                 material=steel, velocity=tuple(0.3 * rng.standard_normal(3)))
+        sim = cl.Simulation(scene, cl.models.HertzMindlin(restitution=0.5, friction=0.5), device=device, skin=2e-5)
+        sim.set_active(False, materials=(GLASS, steel))
+        sim.set_active(False, spheres=(0, 1))
+        sim.set_active(False, sphere=2, wall=0)
+        assert sim.stepper.exclusions.any
+        return sim
+
+    cpu, gpu = _both(build, _steps(200))
+    _agree(cpu, gpu)
+
+
 def test_a_periodic_cell_under_lees_edwards_shear_matches_the_cpu():
     """A periodic cell of 27 spheres sheared at a constant rate (the image of a body across the
     sheared face moves with the cell's velocity jump), frictional Hertz-Mindlin, with local damping."""
@@ -424,7 +448,7 @@ _PTX_SCRIPT = textwrap.dedent("""
     print("PTX", len(ptx))
     from contactlab.engine.gpu_check import compile_neighbour_ptx
     neighbours = compile_neighbour_ptx()
-    assert all(".entry" in text for text in neighbours.values()) and len(neighbours) == 17
+    assert all(".entry" in text for text in neighbours.values()) and len(neighbours) == 19
     print("NEIGHBOUR PTX", len(neighbours))
     from gpu_refused_law import allocating_spring
     try:
@@ -470,7 +494,7 @@ def test_the_gpu_compiler_takes_a_user_law_and_names_what_it_refuses(tmp_path):
     done = subprocess.run([sys.executable, "-c", _PTX_SCRIPT.format(examples=str(ROOT / "examples"))],
                           capture_output=True, text=True, env=env, cwd=tmp_path, timeout=900)
     assert done.returncode == 0, done.stderr[-3000:]
-    assert "PTX" in done.stdout and "NEIGHBOUR PTX 17" in done.stdout, done.stdout[-3000:]
+    assert "PTX" in done.stdout and "NEIGHBOUR PTX 19" in done.stdout, done.stdout[-3000:]
     assert "REFUSED" in done.stdout and "allocating_spring" in done.stdout, done.stdout[-3000:]
     assert "the GPU compiler" in done.stdout and "gpu_refused_law.py" in done.stdout, done.stdout[-3000:]
 

@@ -64,6 +64,11 @@ __all__ = ["Simulation", "DEFAULT_DT_FRACTION"]
 _REPORTER_METHODS = ("attach", "next_step", "maybe_report", "close")
 
 
+#: wall seconds of work a run aims at between two returns to Python (progress, interrupts, the run
+#: monitor), per device
+CHUNK_SECONDS = {"cpu": 0.2, "cuda": 1.0}
+
+
 @checked_api
 class Simulation:
     """Run a scene with a contact model.
@@ -1086,9 +1091,10 @@ class Simulation:
                 clock.step(done, n, elapsed)
                 if clock.seconds_per_step is not None:
                     self._seconds_per_step = clock.seconds_per_step
-                # aim at ~0.2 s of work per chunk so that progress and interrupts stay responsive
+                # aim at ~0.2 s of work per chunk so that progress and interrupts stay responsive (on
+                # a GPU ~1 s: each chunk copies the state there and back, docs/gpu.md)
                 if elapsed > 0:
-                    chunk = int(min(max(chunk * min(0.2 / elapsed, 2.0), 1), 100000))
+                    chunk = int(min(max(chunk * min(CHUNK_SECONDS[self.device] / elapsed, 2.0), 1), 100000))
         if bar is not None:
             bar(self, done, n_total, _time.perf_counter() - start_wall, final=True)
         self.last_run_seconds = _time.perf_counter() - start_wall

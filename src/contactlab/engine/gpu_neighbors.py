@@ -21,9 +21,10 @@ No floating-point atomics and no order that depends on the threads: the table is
 bonds stay in the list at any distance (each body's built partners joined with its old bonded
 ones, as the CPU's sorted union).  In a periodic cell the bodies are wrapped first (a thread per
 body: :func:`contactlab.engine.cell_motion.wrap_body`) and pairs are found by their minimum image
-(:func:`contactlab.neighbors.periodic_list.scan_periodic`), Lees-Edwards shear included.  The list
-is rebuilt here for scenes of spheres with plane and cylinder walls, without switched-off pairs or
-servo control; the others rebuild on the host
+(:func:`contactlab.neighbors.periodic_list.scan_periodic`), Lees-Edwards shear included.  Switched-off
+pairs (``Simulation.set_active``) are dropped per body before the bonds join, as on the CPU.  With
+servo control, the CSR of the pairs by wall is made the same way as the one by second body.  Every
+scene the GPU runs rebuilds here; the host's rebuild remains for what the GPU refuses
 (:meth:`contactlab.engine.gpu_stepper.GpuStepper.device_rebuild_possible`).
 
 Prefix sums (:func:`inclusive_scan`): each thread sums a chunk, the chunk sums are scanned the same
@@ -62,6 +63,9 @@ Carry = namedtuple("Carry", ["old_start", "old_j", "new_start", "new_j", "old_hi
                              "out", "status"])
 #: the CSR by second body
 Partners = namedtuple("Partners", ["pair_j", "j_start", "j_fill", "j_pairs"])
+#: the switched-off pairs dropped from the built list (``Simulation.set_active``)
+Filter = namedtuple("Filter", ["built_start", "built_j", "material", "wall_material", "material_active", "keys",
+                               "start", "pair_i", "pair_j"])
 #: the built list joined with the old list's intact bonds (kept at any distance)
 Union = namedtuple("Union", ["built_start", "built_j", "old_start", "old_j", "old_hist", "start", "pair_i", "pair_j"])
 
@@ -193,6 +197,41 @@ def _fill_pairs(per, skin, b):
                     b.wall_kind, b.wall_shape, n, b.pair_j, base)
         for k in range(base, i_start[i + 1]):
             b.pair_i[k] = i
+
+
+@gpu_kernel
+def _drop_switched_off(per, n_bodies, write, f):
+    """Count (``write`` False: into ``start[i + 1]``) or write each body's built partners that are
+    not switched off: by their materials (``material_active``) or as a pair (``keys``, sorted
+    ``i * n_bodies + j``; a binary search): the CPU's ``filter_pairs``, per body."""
+    n_s = f.material.shape[0]
+    n_keys = f.keys.shape[0]
+    i0 = cuda.grid(1) * per
+    for i in range(i0, min(i0 + per, n_s)):
+        k_out = f.start[i] if write else 0
+        count = 0
+        for k in range(f.built_start[i], f.built_start[i + 1]):
+            j = f.built_j[k]
+            mj = f.material[j] if j < n_s else f.wall_material[j - n_s]
+            keep = f.material_active[f.material[i], mj] != 0
+            if keep and n_keys > 0:
+                key = i * n_bodies + j
+                lo = 0
+                hi = n_keys
+                while lo < hi:
+                    mid = (lo + hi) // 2
+                    if f.keys[mid] < key:
+                        lo = mid + 1
+                    else:
+                        hi = mid
+                keep = not (lo < n_keys and f.keys[lo] == key)
+            if keep:
+                if write:
+                    f.pair_j[k_out + count] = j
+                    f.pair_i[k_out + count] = i
+                count += 1
+        if not write:
+            f.start[i + 1] = count
 
 
 @gpu_kernel
@@ -335,6 +374,25 @@ def _place_partners(per, n_pairs, n_spheres, t):
 
 
 @gpu_kernel
+def _count_bounds(per, n_pairs, n_spheres, t):
+    k0 = cuda.grid(1) * per
+    for k in range(k0, min(k0 + per, n_pairs)):
+        j = t.pair_j[k]
+        if j >= n_spheres:
+            cuda.atomic.add(t.j_start, j - n_spheres + 1, 1)
+
+
+@gpu_kernel
+def _place_bounds(per, n_pairs, n_spheres, t):
+    k0 = cuda.grid(1) * per
+    for k in range(k0, min(k0 + per, n_pairs)):
+        j = t.pair_j[k]
+        if j >= n_spheres:
+            b = j - n_spheres
+            t.j_pairs[t.j_start[b] + cuda.atomic.add(t.j_fill, b, 1)] = k
+
+
+@gpu_kernel
 def _copy_rows(per, arrays):
     src, dst = arrays
     p0 = cuda.grid(1) * per
@@ -347,9 +405,12 @@ class DeviceTable:
     """A contact list built on the device: the arrays of the kernels' Table record that a build
     replaces, and its size."""
 
-    def __init__(self, pair_i, pair_j, hist, out, status, i_start, j_start, j_pairs, n_pairs):
+    def __init__(self, pair_i, pair_j, hist, out, status, i_start, j_start, j_pairs, n_pairs, bound_start=None,
+                 bound_pairs=None):
         self.pair_i, self.pair_j, self.hist, self.out, self.status = pair_i, pair_j, hist, out, status
         self.i_start, self.j_start, self.j_pairs, self.n_pairs = i_start, j_start, j_pairs, int(n_pairs)
+        #: the CSR of the pairs by wall and mesh triangle (servo control), or None
+        self.bound_start, self.bound_pairs = bound_start, bound_pairs
 
 
 def _shape(n: int):
@@ -367,14 +428,17 @@ def _host_int(device, index: int) -> int:
 
 
 def build_list(bodies, bounds, table, skin: float, max_radius: float, walls, bond_column: int = -1,
-               cell=None) -> DeviceTable:
+               cell=None, n_boundary: int = -1, exclusions=None) -> DeviceTable:
     """The new list around the device positions ``bodies.pos`` and the rows carried from the device
     table ``table`` (the kernels' Table record); the build reference (``table.ref_pos``,
     ``bounds.wall_ref``) written.  ``walls = (wall_kind, wall_shape)`` device arrays (the cylinder
     walls' kinds and shapes, zeros for planes); ``max_radius``: the largest radius, m;
     ``bond_column``: the history column of the law's bond state (-1: no bonds), whose intact
     bonds stay in the list at any distance; ``cell``: the host copy of the periodic cell (after
-    :func:`wrap_into_cell`; None: no cell), pairs then by their minimum image."""
+    :func:`wrap_into_cell`; None: no cell), pairs then by their minimum image; ``n_boundary``: the
+    walls and mesh triangles whose CSR of pairs (servo control) is made too (-1: none);
+    ``exclusions``: the switched-off pairs (:class:`~contactlab.neighbors.exclusions.Exclusions`,
+    host; None or nothing off: none), dropped from the built pairs before the bonds join."""
     pos = bodies.pos
     n = pos.shape[0]
     per, blocks, threads = _shape(n)
@@ -423,6 +487,17 @@ def build_list(bodies, bounds, table, skin: float, max_radius: float, walls, bon
         _fill_pairs[blocks, threads](per, float(skin), b)
     else:
         _fill_pairs_periodic[blocks, threads](per, reach, float(skin), b)
+    if exclusions is not None and exclusions.any:
+        f = Filter(b.i_start, b.pair_j, bodies.material, bounds.wall_material,
+                   backend.to_device(exclusions.material_active), backend.to_device(exclusions.keys),
+                   zeros(n + 1, INDEX), None, None)
+        _drop_switched_off[blocks, threads](per, np.int64(exclusions.n_bodies), False, f)
+        inclusive_scan(f.start, n + 1)
+        n_pairs = _host_int(f.start, n)
+        capacity = max(n_pairs, 1)
+        f = f._replace(pair_i=zeros(capacity, INDEX), pair_j=zeros(capacity, INDEX))
+        _drop_switched_off[blocks, threads](per, np.int64(exclusions.n_bodies), True, f)
+        b = b._replace(i_start=f.start, pair_i=f.pair_i, pair_j=f.pair_j)
     if bond_column >= 0:
         # the intact bonds kept: the built list joined with them, per body
         u = Union(b.i_start, b.pair_j, table.i_start, table.pair_j, table.hist, zeros(n + 1, INDEX), None, None)
@@ -449,12 +524,24 @@ def build_list(bodies, bounds, table, skin: float, max_radius: float, walls, bon
     t = t._replace(j_pairs=zeros(max(n_partners, 1), INDEX))
     _place_partners[k_blocks, k_threads](k_per, n_pairs, n, t)
     _sort_segments[blocks, threads](per, n, (t.j_start, t.j_pairs))
+    bound_start = bound_pairs = None
+    if n_boundary >= 0:
+        # servo control: the CSR of the pairs by wall (the CPU's boundary_pairs)
+        w = Partners(b.pair_j, zeros(n_boundary + 1, np.int64), zeros(max(n_boundary, 1), np.int64), None)
+        _count_bounds[k_blocks, k_threads](k_per, n_pairs, n, w)
+        inclusive_scan(w.j_start, n_boundary + 1)
+        n_bound = _host_int(w.j_start, n_boundary)
+        w = w._replace(j_pairs=zeros(max(n_bound, 1), INDEX))
+        _place_bounds[k_blocks, k_threads](k_per, n_pairs, n, w)
+        b_per, b_blocks, b_threads = _shape(max(n_boundary, 1))
+        _sort_segments[b_blocks, b_threads](b_per, n_boundary, (w.j_start, w.j_pairs))
+        bound_start, bound_pairs = w.j_start, w.j_pairs[:n_bound]
     # the build reference
     _copy_rows[blocks, threads](per, (pos, table.ref_pos))
     w_per, w_blocks, w_threads = _shape(max(bounds.wall_point.shape[0], 1))
     _copy_rows[w_blocks, w_threads](w_per, (bounds.wall_point, bounds.wall_ref))
     return DeviceTable(b.pair_i, b.pair_j, c.hist, c.out, c.status, b.i_start, t.j_start, t.j_pairs[:n_partners],
-                       n_pairs)
+                       n_pairs, bound_start, bound_pairs)
 
 
 def plane_walls(n_walls: int):

@@ -61,11 +61,10 @@ class GpuStepper(Stepper):
 
     def device_rebuild_possible(self) -> bool:
         """Whether the neighbour list can be rebuilt on the device (:mod:`contactlab.engine.gpu_neighbors`):
-        spheres with plane and cylinder walls, bonds kept, periodic cells and Lees-Edwards shear,
-        without switched-off pairs or servo control (those rebuild on the host, the state copied
-        there and back)."""
-        return (not self.exclusions.any and not self.table.track_boundaries and self.model.n_triangles == 0
-                and self.model.n_clumps == 0 and self.shape_features is False)
+        every scene the GPU runs (spheres, plane and cylinder walls, bonds, periodic cells and
+        Lees-Edwards shear, servo walls, switched-off pairs); the host's rebuild (the state copied
+        there and back) stays for what the GPU refuses."""
+        return self.model.n_triangles == 0 and self.model.n_clumps == 0 and self.shape_features is False
 
     def _gpu_kernels(self) -> None:
         # under the simulator the kernels call the plain-Python twin of the CPU's building blocks:
@@ -114,7 +113,8 @@ class GpuStepper(Stepper):
             self.download(copies)
             return
         t = self.table
-        replaced = {id(a) for a in (t.i_start, t.pair_j, t.j_start, t.j_pairs, t.hist, t.out, t.status)}
+        replaced = {id(a) for a in (t.i_start, t.pair_i, t.pair_j, t.j_start, t.j_pairs, t.hist, t.out, t.status,
+                                    t.bound_start, t.bound_pairs)}
         self.download([(d, h) for d, h in copies if id(h) not in replaced])
         new = self._built[-1]
 
@@ -126,6 +126,8 @@ class GpuStepper(Stepper):
         t.pair_i, t.pair_j, t.hist, t.out, t.status = (host(new.pair_i), host(new.pair_j), host(new.hist),
                                                        host(new.out), host(new.status))
         t.i_start, t.j_start, t.j_pairs = host(new.i_start), host(new.j_start), host(new.j_pairs)
+        if new.bound_start is not None:
+            t.bound_start, t.bound_pairs = host(new.bound_start), host(new.bound_pairs)
         t.n_pairs = new.n_pairs
         t.builds += len(self._built)
         self.device_builds += len(self._built)
@@ -146,8 +148,12 @@ class GpuStepper(Stepper):
             step = self.state.step + done
             cell = wrap_into_cell(bodies, books, bounds, self._images, self.model.radius, self.table.skin,
                                   self.state.time_at(step, dt), step)
-        built = build_list(bodies, bounds, table, self.table.skin, float(self.model.radius.max()), walls,
-                           self.table.bond_column, cell)
+        t = self.table
+        built = build_list(bodies, bounds, table, t.skin, float(self.model.radius.max()), walls, t.bond_column, cell,
+                           t.n_bodies - t.n_spheres if t.track_boundaries else -1, self.exclusions)
+        if built.bound_start is not None:
+            bounds = bounds._replace(servo=bounds.servo._replace(pair_i=built.pair_i, bound_start=built.bound_start,
+                                                                 bound_pairs=built.bound_pairs))
         self._built.append(built)
         table = table._replace(i_start=built.i_start, pair_j=built.pair_j, j_start=built.j_start,
                                j_pairs=built.j_pairs, hist=built.hist, out=built.out, status=built.status)
