@@ -339,6 +339,12 @@ def test_sensors_and_reporters_see_the_gpu_state_and_repeats_give_the_same_bits(
         sim.close()
         series[run] = np.hstack([rec["position"], rec["velocity"]])
         snaps.append(_snapshot(sim))
+        if device == "cuda":
+            # 20 chunks between the sensor's steps, the list rebuilt on the device: the records
+            # went to the device at the set-up's evaluations and the run's first chunk only, the
+            # 19 chunks after it found them there
+            st = sim.stepper
+            assert st.device_builds >= 2 and st.calls >= 22 and st.uploads <= st.calls - 19, (st.calls, st.uploads)
         assert len(list((tmp_path / f"run{run}").glob("*.vtp"))) >= 4
     assert series[0].shape[0] == 21
     np.testing.assert_allclose(series[1], series[0], rtol=RTOL, atol=0)

@@ -1059,7 +1059,11 @@ class Simulation:
         for r in self.reporters:
             r.maybe_report(self)
         chunk = 64
-        with self._threads():
+        # a GPU keeps the state on the device between chunks (each chunk still copies it back for
+        # the reporters, sensors and the run monitor, which only read it); a progress callable is
+        # user code that may write it
+        user_progress = callable(progress)
+        with self._threads(), self.stepper.resident():
             while done < n_total:
                 n = min(n_total - done, chunk)
                 for r in self.reporters:
@@ -1084,10 +1088,13 @@ class Simulation:
                     raise
                 if self.streams:
                     self.streams.maybe_exchange(self)
+                    self.stepper.host_changed()
                 for r in self.reporters:
                     r.maybe_report(self)
                 if bar is not None:
                     bar(self, done, n_total, _time.perf_counter() - start_wall)
+                    if user_progress:
+                        self.stepper.host_changed()
                 clock.step(done, n, elapsed)
                 if clock.seconds_per_step is not None:
                     self._seconds_per_step = clock.seconds_per_step

@@ -23,6 +23,7 @@ step.
 """
 from __future__ import annotations
 
+import contextlib
 import sys
 
 import numpy as np
@@ -55,6 +56,13 @@ class GpuStepper(Stepper):
         self._built: list = []
         #: neighbour-list rebuilds done on the device so far (the others ran on the host)
         self.device_builds = 0
+        #: inside a run (:meth:`resident`): the device records, the (device, host) pairs to copy back
+        #: and the image counters, kept on the device for the next call while the host changes nothing
+        self._kept = None
+        self._keep = False
+        #: calls of :meth:`advance` and uploads of the records so far (a call that found them kept
+        #: uploads nothing)
+        self.calls = self.uploads = 0
         #: plane walls' kinds and shapes on the device, for the device rebuild (set on first use)
         self._plane_walls = None
         self._gpu_kernels()
@@ -74,8 +82,40 @@ class GpuStepper(Stepper):
                                      debug=backend.simulated())
 
     def set_law(self, law, pair_params: np.ndarray) -> None:
+        self._kept = None
         super().set_law(law, pair_params)
         self._gpu_kernels()   # the history layout may have changed with the law
+
+    # ------------------------------------------------------------------ residency within a run
+    @contextlib.contextmanager
+    def resident(self):
+        """A ``with`` block (the run loop) in which the records stay on the device from one call to
+        the next: each call still copies the state back (the host reads it between calls), but
+        uploads it again only after the host changed something (:meth:`host_changed`: a flag
+        handled, a rebuild or bond made on the host, user code)."""
+        self._keep = True
+        try:
+            yield
+        finally:
+            self._keep = False
+            self._kept = None
+
+    def host_changed(self) -> None:
+        """The host wrote to the state or the table: the next call uploads the records again."""
+        self._kept = None
+
+    def handle_flags(self, dt: float) -> None:
+        if self.flags.any():
+            self._kept = None   # what follows writes the host's state or table
+        super().handle_flags(dt)
+
+    def rebuild(self, extra_pairs=None) -> None:
+        self._kept = None
+        super().rebuild(extra_pairs)
+
+    def make_bonds(self, i: np.ndarray, j: np.ndarray) -> int:
+        self._kept = None
+        return super().make_bonds(i, j)
 
     # ------------------------------------------------------------------ transfers
     def _to_device(self, x, memo: dict, copies: list):
@@ -128,6 +168,13 @@ class GpuStepper(Stepper):
         t.i_start, t.j_start, t.j_pairs = host(new.i_start), host(new.j_start), host(new.j_pairs)
         if new.bound_start is not None:
             t.bound_start, t.bound_pairs = host(new.bound_start), host(new.bound_pairs)
+        # the pairs to copy back from now on: the new list's arrays in place of the old ones
+        copies[:] = [(d, h) for d, h in copies if id(h) not in replaced]
+        copies += [(new.pair_i, t.pair_i), (new.pair_j, t.pair_j), (new.hist, t.hist), (new.out, t.out),
+                   (new.status, t.status), (new.i_start, t.i_start), (new.j_start, t.j_start),
+                   (new.j_pairs, t.j_pairs)]
+        if new.bound_start is not None:
+            copies += [(new.bound_start, t.bound_start), (new.bound_pairs, t.bound_pairs)]
         t.n_pairs = new.n_pairs
         t.builds += len(self._built)
         self.device_builds += len(self._built)
@@ -186,14 +233,22 @@ class GpuStepper(Stepper):
         self.flags[:] = 0
         if n_steps == 0:
             return 0, bool(resume)
-        host = self.records()
-        device, copies = self.upload(host)
-        # the image counters of a periodic cell (not read by the step: the wrap at a device rebuild moves them)
-        self._images = None
-        if self.state.images is not None:
-            self._images = backend.to_device(self.state.images)
-            copies.append((self._images, self.state.images))
+        self.calls += 1
+        if self._keep and self._kept is not None:
+            device, copies, self._images = self._kept
+            backend.zero(device[4].flags)
+        else:
+            self.uploads += 1
+            device, copies = self.upload(self.records())
+            # the image counters of a periodic cell (not read by the step: the wrap at a device
+            # rebuild moves them)
+            self._images = None
+            if self.state.images is not None:
+                self._images = backend.to_device(self.state.images)
+                copies.append((self._images, self.state.images))
+        self._kept = None
         self._built = []
+        self._device = device
         interval = sys.getswitchinterval()
         if backend.simulated():
             # the simulator's launcher polls its threads holding the interpreter lock, which each
@@ -205,6 +260,8 @@ class GpuStepper(Stepper):
         finally:
             sys.setswitchinterval(interval)
             self._download_all(copies)
+            if self._keep:
+                self._kept = (self._device, copies, self._images)
 
     def _steps(self, n_steps: int, dt: float, resume: bool, device) -> tuple[int, bool]:
         """The CPU's ``_steps`` as kernel launches (:mod:`contactlab.engine.gpu_kernels`)."""
@@ -258,6 +315,7 @@ class GpuStepper(Stepper):
             backend.to_device_into(np.array([0, numbers[g.DONE], 0], dtype=np.int64), control)
             queued = int(numbers[g.DONE])
             numbers[g.HALTED] = numbers[g.MID] = 0
+            self._device = (bodies, books, bounds, table, run)
         return int(numbers[g.DONE]), bool(numbers[g.MID])
 
 

@@ -23,6 +23,7 @@ records of :mod:`contactlab.engine.step_records` (bodies, books, boundaries, tab
 """
 from __future__ import annotations
 
+import contextlib
 from typing import Callable
 
 import numba
@@ -280,6 +281,15 @@ class Stepper:
     def threads_scope(self) -> ThreadScope:
         """A ``with`` block in which the kernels run on the simulation's threads."""
         return ThreadScope(self.threads)
+
+    def resident(self):
+        """A ``with`` block around a run's chunks (the GPU stepper keeps its records on the device
+        there, :class:`contactlab.engine.gpu_stepper.GpuStepper`; nothing on the CPU)."""
+        return contextlib.nullcontext()
+
+    def host_changed(self) -> None:
+        """Say that the host wrote to the state or the table inside :meth:`resident` (nothing on
+        the CPU, whose kernels work on the host's arrays)."""
 
     def rebuild(self, extra_pairs=None) -> None:
         """Build the neighbour list around the current positions, carrying every pair's data
