@@ -101,6 +101,7 @@ def compile_neighbour_ptx(cc=(9, 0)) -> dict:
         "_wrap": (i64, i64, t(wrap)), "_join_bonds": (i64, i64, numba.boolean, t(union)),
         "_carry": (i64, t(carry)), "_count_partners": (i64, i64, i64, t(partners)),
         "_place_partners": (i64, i64, i64, t(partners)),
-        "_count_bounds": (i64, i64, i64, t(by_wall)), "_place_bounds": (i64, i64, i64, t(by_wall)), "_copy_rows": (i64, t((arr(f64, 2), arr(f64, 2)))),
+        "_count_bounds": (i64, i64, i64, t(by_wall)), "_place_bounds": (i64, i64, i64, t(by_wall)),
+        "_copy_rows": (i64, t((arr(f64, 2), arr(f64, 2)))),
     }
     return {name: backend.compile_ptx(getattr(gn, name).py_func, sig, cc) for name, sig in signatures.items()}

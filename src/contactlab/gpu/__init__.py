@@ -22,9 +22,10 @@ DEVICES = ("cpu", "cuda")
 
 #: what a GPU simulation runs (docs/gpu.md)
 RUNS_ON_GPU = ("spheres", "2-D disks", "plane and line walls", "cylinder walls", "gravity",
-               "periodic cells with Lees-Edwards shear", "every built-in sphere law", "composite cl.models.Contact laws",
-               "user laws with history", "local damping", "servo walls", "bonds made and broken",
-               "energy bookkeeping", "time-step policy and blow-up diagnosis", "sensors, VTK/CSV reporters, checkpoints")
+               "periodic cells with Lees-Edwards shear", "every built-in sphere law",
+               "composite cl.models.Contact laws", "user laws with history", "local damping", "servo walls",
+               "bonds made and broken", "switched-off pairs", "energy bookkeeping",
+               "time-step policy and blow-up diagnosis", "sensors, VTK/CSV reporters, checkpoints")
 
 #: what it refuses, and what each would take (docs/gpu.md)
 NOT_ON_GPU = {
