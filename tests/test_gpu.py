@@ -407,6 +407,12 @@ def test_what_the_gpu_refuses_is_named_before_anything_is_built(monkeypatch):
         m.setattr(cl.gpu, "available", lambda: "no CUDA device found (numba.cuda.is_available() is False)")
         with pytest.raises(DeviceError, match="device='cuda' cannot run here: no CUDA device found"):
             cl.Simulation(_box_scene(), model, device="cuda")
+    from contactlab.gpu import backend
+    with monkeypatch.context() as m:
+        m.setattr(backend, "free_memory", lambda: 10_000)   # a GPU with 10 kB free
+        with pytest.raises(DeviceError, match=r"this scene needs about .* GB on the GPU \(18 bodies, .*; 1e-05 GB "
+                                              r"of its memory is free"):
+            cl.Simulation(_box_scene(), model, device="cuda")
     with pytest.raises(DeviceError, match="device must be one of"):
         cl.Simulation(_box_scene(), model, device="tpu")
     scene = cl.Scene()

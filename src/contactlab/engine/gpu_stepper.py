@@ -28,7 +28,7 @@ import sys
 
 import numpy as np
 
-from ..gpu import backend
+from ..gpu import DeviceError, backend
 from . import layout
 from .codegen import gpu_kernel_module
 from .gpu_neighbors import build_list, plane_walls, wrap_into_cell
@@ -140,7 +140,9 @@ class GpuStepper(Stepper):
         return x
 
     def upload(self, host_records) -> tuple[tuple, list]:
-        """The records on the device and the (device, host) pairs to copy back."""
+        """The records on the device and the (device, host) pairs to copy back; a scene the
+        device's memory cannot hold is refused first (:func:`check_device_memory`)."""
+        check_device_memory(host_records, self.table, self._resident)
         memo: dict = {}
         copies: list = []
         device = self._to_device(tuple(host_records), memo, copies)
@@ -257,6 +259,12 @@ class GpuStepper(Stepper):
         try:
             with backend.cpu_arithmetic():   # the kernels compile at their first launch: the CPU's arithmetic
                 return launch(self.law, self._steps, int(n_steps), float(dt), bool(resume), device)
+        except Exception as exc:
+            if "OUT_OF_MEMORY" in str(exc):   # a rebuild that found more pairs than the memory holds
+                raise DeviceError(f"the GPU ran out of memory at step {self.state.step} ({self.table.n_spheres} "
+                                  f"bodies, {self.table.n_pairs} candidate pairs at the last build): run fewer bodies "
+                                  f"per GPU, a smaller skin, or device='cpu'") from exc
+            raise
         finally:
             sys.setswitchinterval(interval)
             self._download_all(copies)
@@ -317,6 +325,35 @@ class GpuStepper(Stepper):
             numbers[g.HALTED] = numbers[g.MID] = 0
             self._device = (bodies, books, bounds, table, run)
         return int(numbers[g.DONE]), bool(numbers[g.MID])
+
+
+def _arrays(x, out: dict) -> dict:
+    """The arrays of a record tree, by identity."""
+    if isinstance(x, np.ndarray):
+        out[id(x)] = x
+    elif isinstance(x, tuple):
+        for f in x:
+            _arrays(f, out)
+    return out
+
+
+def check_device_memory(host_records, table, resident: dict) -> None:
+    """Refuse a scene whose records, with the room a neighbour-list rebuild takes (a second table:
+    new pair indices, history, outputs and status next to the old), exceed the device's free
+    memory: a :class:`~contactlab.gpu.DeviceError` saying how much is needed and how much is
+    free, before anything is copied (nothing under the simulator)."""
+    free = backend.free_memory()
+    if free is None:
+        return
+    arrays = _arrays(tuple(host_records), {})
+    needed = sum(a.nbytes for key, a in arrays.items() if key not in resident)
+    rows = max(table.n_pairs, 1)
+    needed += int(1.5 * rows) * (table.hist.shape[1] * 8 + table.out.shape[1] * 8 + 9) + 64 * table.n_spheres
+    if needed > free:
+        raise DeviceError(f"this scene needs about {needed / 1e9:.3g} GB on the GPU ({table.n_spheres} bodies, "
+                          f"{table.n_pairs} candidate pairs, with room for a neighbour-list rebuild); "
+                          f"{free / 1e9:.3g} GB of its memory is free: run fewer bodies per GPU, a smaller skin "
+                          f"(fewer candidate pairs), or device='cpu'")
 
 
 def _check_no_partial_aliases(arrays) -> None:

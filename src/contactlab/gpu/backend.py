@@ -20,7 +20,7 @@ import numba
 import numpy as np
 
 __all__ = ["cuda", "gpu_kernel", "to_device", "to_host", "device_zeros", "zero", "to_device_into", "synchronize",
-           "compile_ptx", "cpu_arithmetic", "simulated", "unavailable_reason", "NUMBA_CUDA_MISSING", "ALLOW_FMA"]
+           "compile_ptx", "cpu_arithmetic", "free_memory", "simulated", "unavailable_reason", "NUMBA_CUDA_MISSING", "ALLOW_FMA"]
 
 NUMBA_CUDA_MISSING = ("the GPU backend needs numba-cuda: pip install -e \".[gpu]\" (an NVIDIA driver for a GPU; "
                       "NUMBA_ENABLE_CUDASIM=1 runs it without one, slowly, under numba-cuda's simulator)")
@@ -129,6 +129,14 @@ def cpu_arithmetic():
         yield
     finally:
         _nvvm.compile_ir = compile_ir
+
+
+def free_memory() -> int | None:
+    """Free device memory, bytes (None under the simulator)."""
+    if simulated():
+        return None
+    free, _ = cuda.current_context().get_memory_info()
+    return int(free)
 
 
 def zero(device) -> None:
