@@ -31,11 +31,12 @@ print('python', sys.version.split()[0], 'numba', numba.__version__, 'numba-cuda'
 'numpy', numpy.__version__, 'cpus', __import__('os').cpu_count()); print('GPU:', available() or 'available')"
 } 2>&1 | tee "$OUT/machine.txt"
 status=0
-TESTS=${TESTS:-"hertz_mindlin or user_law or periodic or bonds or cylinder or checkpoint or sensors or refuses"}
+TESTS=${TESTS:-"hertz_mindlin or user_law or periodic or bonds or cylinder or checkpoint or sensors or refuses or switched or blow or prefix or wrap"}
 timeout "${TEST_SECONDS:-210}" "$PY" -m pytest -q -n 4 -p no:cacheprovider tests/test_gpu.py -k "$TESTS" 2>&1 \
     | tee "$OUT/tests.log" || status=1
 # shellcheck disable=SC2086
 timeout "${BENCH_SECONDS:-240}" "$PY" benchmarks/gpu/bench.py --scenes ${SCENES:-lattice packing falling} \
     --n ${SIZES:-100000 1000000 10000000} --cpu-max-n "${CPU_MAX_N:-1000000}" --timeout 200 \
-    --json "$OUT/gpu.json" --plot "$OUT/gpu.png" 2>&1 | tee "$OUT/bench.log" || status=1
+    --json "$OUT/gpu.json" --plot "$OUT/gpu.png" --cpu2 benchmarks/gpu/cpu2-scale.json 2>&1 \
+    | tee "$OUT/bench.log" || status=1
 exit $status
