@@ -144,6 +144,29 @@ def test_every_sphere_law_in_a_box_of_walls_matches_the_cpu(model):
     _agree(cpu, gpu)
 
 
+def test_threads_in_cell_order_give_the_same_bits(monkeypatch):
+    """CONTACTLAB_GPU_ORDER=cells: each thread takes a body in the cell order of the last device
+    build instead of its own index; every body's sums are still its own thread's, so the run is
+    the CPU's (and the order used is a permutation of the bodies other than theirs)."""
+    from contactlab.gpu import backend
+
+    monkeypatch.setattr(backend, "BODY_ORDER", "cells")
+    model = cl.models.HertzMindlin(restitution=0.5, friction=0.5)
+    orders = []
+
+    def run(sim):
+        sim.run(steps=200)
+        if sim.device == "cuda":
+            order = np.zeros(sim.model.n_spheres, dtype=np.int32)
+            backend.to_host(sim.stepper._order, order)
+            orders.append(order)
+
+    cpu, gpu = _both(lambda device: cl.Simulation(_box_scene(seed=9), model, device=device, skin=2e-5), run)
+    _agree(cpu, gpu)
+    assert np.array_equal(np.sort(orders[0]), np.arange(len(orders[0])))
+    assert not np.array_equal(orders[0], np.arange(len(orders[0])))
+
+
 def test_bonds_made_and_broken_match_the_cpu():
     """A bonded lattice (the Ice model) pulled apart: bonds break in tension during the run
     (logged with their time and cause), and everything agrees with the CPU."""

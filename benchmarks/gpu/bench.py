@@ -106,7 +106,7 @@ def plot(results: dict, path: Path, cpu2: dict | None) -> None:
     for ax, kind in zip(axes[0], scenes):
         for device, style, label in (("cuda", "-o", "GPU"), ("cpu", "-s", "CPU")):
             rows = sorted((r["n"], r["particle_steps_per_s"], r["threads"]) for r in results["runs"].values()
-                          if r["scene"] == kind and r["device"] == device)
+                          if r["scene"] == kind and r["device"] == device and r.get("order", "bodies") == "bodies")
             if rows:
                 ax.plot([r[0] for r in rows], [r[1] for r in rows], style,
                         label=label if device == "cuda" else f"CPU, {rows[0][2]} threads")
@@ -127,18 +127,21 @@ def plot(results: dict, path: Path, cpu2: dict | None) -> None:
 
 
 def print_table(results: dict) -> None:
-    print("| scene | N | GPU particle-steps/s | CPU (threads) | GPU/CPU | rebuilds (GPU) | GPU bytes/sphere |")
-    print("|---|---:|---:|---:|---:|---:|---:|")
+    print("| scene | N | GPU particle-steps/s | GPU, threads in cell order | CPU (threads) | GPU/CPU | rebuilds (GPU) "
+          "| GPU bytes/sphere |")
+    print("|---|---:|---:|---:|---:|---:|---:|---:|")
     runs = results["runs"]
     base = results.get("baseline_device_bytes", 0)
     for key in sorted({(r["scene"], r["n"]) for r in runs.values()}, key=lambda k: (scale.SCENES.index(k[0]), k[1])):
         g = runs.get(f"{key[0]}|{key[1]}|cuda")
         c = runs.get(f"{key[0]}|{key[1]}|cpu")
+        gc = runs.get(f"{key[0]}|{key[1]}|cuda-cells")
         gs = f"{g['particle_steps_per_s']:.3g}" if g else "-"
+        gcs = f"{gc['particle_steps_per_s']:.3g}" if gc else "-"
         cs = f"{c['particle_steps_per_s']:.3g} ({c['threads']})" if c else "-"
         ratio = f"{g['particle_steps_per_s'] / c['particle_steps_per_s']:.1f}" if g and c else "-"
         mem = f"{(g['device_bytes'] - base) / g['n']:.0f}" if g and "device_bytes" in g else "-"
-        print(f"| {key[0]} | {key[1]} | {gs} | {cs} | {ratio} | {g['builds'] if g else '-'} | {mem} |")
+        print(f"| {key[0]} | {key[1]} | {gs} | {gcs} | {cs} | {ratio} | {g['builds'] if g else '-'} | {mem} |")
     if "first_run" in results:
         f = results["first_run"]
         print(f"\nfirst GPU run: {f['cold_s']:.1f} s with an empty kernel cache, {f['warm_s']:.1f} s from the cache")
@@ -159,6 +162,8 @@ def main(argv=None) -> int:
     ap.add_argument("--report", type=Path, default=None, help="run nothing: print and plot a saved --json")
     ap.add_argument("--steps", type=int, default=None, help="steps per run (default: by N and device)")
     ap.add_argument("--no-first-run", action="store_true", help="skip the first-run latency (an empty cache)")
+    ap.add_argument("--order-ab", type=int, nargs="*", default=[1_000_000],
+                    help="N at which the GPU also runs with its threads in cell order (CONTACTLAB_GPU_ORDER=cells)")
     args = ap.parse_args(argv)
     if args.worker:
         kind, n, device, t, s = args.worker
@@ -177,20 +182,26 @@ def main(argv=None) -> int:
         for rnd in range(args.rounds):
             for kind in args.scenes:
                 for n in args.n:
-                    for device in ("cuda", "cpu"):
+                    variants = [("cuda", "bodies"), ("cpu", "bodies")]
+                    if n in args.order_ab:
+                        variants.insert(1, ("cuda", "cells"))
+                    for device, order in variants:
                         if device == "cpu" and n > args.cpu_max_n:
                             continue
+                        env = dict(os.environ, CONTACTLAB_GPU_ORDER=order)
                         try:
                             row = run_worker(kind, n, device, args.cpu_threads, args.steps or steps_for(device, n),
-                                             timeout=args.timeout)
+                                             env=env, timeout=args.timeout)
                         except (RuntimeError, subprocess.TimeoutExpired) as exc:
                             print(f"[{rnd + 1}] {kind} N={n} {device}: FAILED {str(exc)[-500:]}", flush=True)
                             continue
-                        key = f"{kind}|{row['n']}|{device}"
+                        row["order"] = order
+                        key = f"{kind}|{row['n']}|{device}" + ("-cells" if order == "cells" else "")
                         old = results["runs"].get(key)
                         if old is None or row["particle_steps_per_s"] > old["particle_steps_per_s"]:
                             results["runs"][key] = row
-                        print(f"[{rnd + 1}] {kind:8s} N={row['n']:9d} {device:4s}: {row['particle_steps_per_s']:.3g} "
+                        print(f"[{rnd + 1}] {kind:8s} N={row['n']:9d} {device:4s} ({order}): "
+                              f"{row['particle_steps_per_s']:.3g} "
                               f"particle-steps/s ({row['steps']} steps, {row['builds']} rebuilds, first step "
                               f"{row['first_s']:.1f} s)", flush=True)
                         args.json.parent.mkdir(parents=True, exist_ok=True)

@@ -49,12 +49,13 @@ def compile_step_ptx(sim, cc=(9, 0)) -> str:
     bodies, books, bounds, table, run = device_types(st.records())
     i64, f64, b1 = numba.int64, numba.float64, numba.boolean
     control = numba.int64[::1]
+    order = numba.int32[::1]
     signatures = {
-        "pairs": (i64, f64, control, bodies, books, bounds, table, run),
-        "reduction": (i64, f64, control, bodies, books, bounds, table, run),
-        "first_half": (i64, f64, control, bodies, table, run),
+        "pairs": (i64, order, f64, control, bodies, books, bounds, table, run),
+        "reduction": (i64, order, f64, control, bodies, books, bounds, table, run),
+        "first_half": (i64, order, f64, control, bodies, table, run),
         "boundaries": (f64, b1, b1, control, bodies, books, bounds, table, run),
-        "predict_from_state": (i64, bodies),
+        "predict_from_state": (i64, order, bodies),
     }
     ptx = {}
     for name, sig in signatures.items():

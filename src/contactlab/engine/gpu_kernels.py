@@ -31,7 +31,10 @@ the host can queue many steps without reading anything back: once a step raises 
 a bond event, an overlap beyond the guard, a non-finite value) the kernels after it do nothing, and
 the host reads ``control`` and the flags once per batch of steps.  ``per_thread``: bodies per
 thread (1 on a GPU; the simulator runs a few threads of many bodies each, as its threads are
-Python threads).
+Python threads); ``order``: the body each thread takes (thread ``t`` body ``order[t]``): the
+bodies' own order, or the cell order of the last neighbour build (``CONTACTLAB_GPU_ORDER=cells``:
+threads of a warp then take neighbouring bodies, whose partners overlap).  A body's sums are its
+own thread's in either order, so the results are the same bits.
 """
 from __future__ import annotations
 
@@ -47,28 +50,29 @@ __all__ = ["first_half", "boundaries", "pairs", "reduction", "predict_from_state
 
 
 @gpu_kernel
-def predict_from_state(per_thread, bodies):
+def predict_from_state(per_thread, order, bodies):
     """A force evaluation's predicted velocities: the state's (``n_steps = -1`` of the CPU's
     ``_steps``)."""
-    p0 = cuda.grid(1) * per_thread
+    t0 = cuda.grid(1) * per_thread
     vel, angvel, vel_pred, angvel_pred = bodies.vel, bodies.angvel, bodies.vel_pred, bodies.angvel_pred
-    for p in range(p0, min(p0 + per_thread, vel.shape[0])):
+    for t in range(t0, min(t0 + per_thread, vel.shape[0])):
+        p = order[t]
         for d in range(3):
             vel_pred[p, d] = vel[p, d]
             angvel_pred[p, d] = angvel[p, d]
 
 
 @gpu_kernel
-def first_half(per_thread, dt, control, bodies, table, run):
+def first_half(per_thread, order, dt, control, bodies, table, run):
     """The first half of a step for the thread's bodies, unless the run halted or this step's
     forces raised the overlap guard or found a non-finite value (the step then ends there)."""
     flags = run.flags
     if control[HALTED] != 0 or flags[FLAG_OVERLAP] != 0 or flags[FLAG_STATE_NAN] != 0:
         return
-    p0 = cuda.grid(1) * per_thread
-    p1 = min(p0 + per_thread, bodies.pos.shape[0])
-    if p0 < p1:
-        kick_drift_block(p0, p1, dt, bodies, table, run, bodies.rigid)
+    t0 = cuda.grid(1) * per_thread
+    for t in range(t0, min(t0 + per_thread, bodies.pos.shape[0])):
+        p = order[t]
+        kick_drift_block(p, p + 1, dt, bodies, table, run, bodies.rigid)
 
 
 @gpu_kernel
@@ -96,24 +100,24 @@ def boundaries(dt, counts, last, control, bodies, books, bounds, table, run):
 
 
 @gpu_kernel
-def pairs(per_thread, dt, control, bodies, books, bounds, table, run):
+def pairs(per_thread, order, dt, control, bodies, books, bounds, table, run):
     """Narrow phase and law of the pairs owned by the thread's bodies (``dt``: the step, 0 for a
     force evaluation)."""
     if control[HALTED] != 0:
         return
-    p0 = cuda.grid(1) * per_thread
-    p1 = min(p0 + per_thread, bodies.pos.shape[0])
-    if p0 < p1:
-        _pairs_chunk(p0, p1, dt, bodies, books, bounds, table, run, bounds.cylinders, bounds.cell)
+    t0 = cuda.grid(1) * per_thread
+    for t in range(t0, min(t0 + per_thread, bodies.pos.shape[0])):
+        i = order[t]
+        _pairs_chunk(i, i + 1, dt, bodies, books, bounds, table, run, bounds.cylinders, bounds.cell)
 
 
 @gpu_kernel
-def reduction(per_thread, dt, control, bodies, books, bounds, table, run):
+def reduction(per_thread, order, dt, control, bodies, books, bounds, table, run):
     """Total force and torque, energy books and closing half kick (``dt``; 0: none) of the
     thread's bodies."""
     if control[HALTED] != 0:
         return
-    p0 = cuda.grid(1) * per_thread
-    p1 = min(p0 + per_thread, bodies.pos.shape[0])
-    if p0 < p1:
-        reduce_block(p0, p1, dt, 0.0, bodies, books, bounds, table, run, bodies.rigid)
+    t0 = cuda.grid(1) * per_thread
+    for t in range(t0, min(t0 + per_thread, bodies.pos.shape[0])):
+        p = order[t]
+        reduce_block(p, p + 1, dt, 0.0, bodies, books, bounds, table, run, bodies.rigid)

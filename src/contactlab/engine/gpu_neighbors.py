@@ -406,11 +406,13 @@ class DeviceTable:
     replaces, and its size."""
 
     def __init__(self, pair_i, pair_j, hist, out, status, i_start, j_start, j_pairs, n_pairs, bound_start=None,
-                 bound_pairs=None):
+                 bound_pairs=None, items=None):
         self.pair_i, self.pair_j, self.hist, self.out, self.status = pair_i, pair_j, hist, out, status
         self.i_start, self.j_start, self.j_pairs, self.n_pairs = i_start, j_start, j_pairs, int(n_pairs)
         #: the CSR of the pairs by wall and mesh triangle (servo control), or None
         self.bound_start, self.bound_pairs = bound_start, bound_pairs
+        #: (N,) int32 the bodies in cell order (increasing within a cell)
+        self.items = items
 
 
 def _shape(n: int):
@@ -541,7 +543,7 @@ def build_list(bodies, bounds, table, skin: float, max_radius: float, walls, bon
     w_per, w_blocks, w_threads = _shape(max(bounds.wall_point.shape[0], 1))
     _copy_rows[w_blocks, w_threads](w_per, (bounds.wall_point, bounds.wall_ref))
     return DeviceTable(b.pair_i, b.pair_j, c.hist, c.out, c.status, b.i_start, t.j_start, t.j_pairs[:n_partners],
-                       n_pairs, bound_start, bound_pairs)
+                       n_pairs, bound_start, bound_pairs, b.items)
 
 
 def plane_walls(n_walls: int):

@@ -63,6 +63,8 @@ class GpuStepper(Stepper):
         #: calls of :meth:`advance` and uploads of the records so far (a call that found them kept
         #: uploads nothing)
         self.calls = self.uploads = 0
+        #: the body each thread takes (:meth:`_body_order`), on the device
+        self._order = None
         #: plane walls' kinds and shapes on the device, for the device rebuild (set on first use)
         self._plane_walls = None
         self._gpu_kernels()
@@ -222,6 +224,16 @@ class GpuStepper(Stepper):
                 host[...] = tmp
 
     # ------------------------------------------------------------------ the step
+    def _body_order(self, n: int):
+        """The body each thread of the per-body kernels takes (:data:`backend.BODY_ORDER`): the
+        bodies' own order, or with ``"cells"`` the cell order of the last neighbour build on the
+        device (the bodies' own order until there is one)."""
+        if backend.BODY_ORDER == "cells" and self._built:
+            self._order = self._built[-1].items
+        elif self._order is None or self._order.shape[0] != n:
+            self._order = backend.to_device(np.arange(n, dtype=np.int32))
+        return self._order
+
     def _shape(self, n: int) -> tuple[int, int, int]:
         """``(bodies per thread, blocks, threads per block)`` of the per-body kernels."""
         if backend.simulated():
@@ -278,14 +290,15 @@ class GpuStepper(Stepper):
         per, blocks, threads = self._shape(bodies.pos.shape[0])
         control = backend.device_zeros(g.N_CONTROL, np.int64)
         body_grid = (blocks, threads)
+        order = self._body_order(bodies.pos.shape[0])
         if n_steps < 0:
-            g.predict_from_state[body_grid](per, bodies)
-            g.pairs[body_grid](per, 0.0, control, bodies, books, bounds, table, run)
-            g.reduction[body_grid](per, 0.0, control, bodies, books, bounds, table, run)
+            g.predict_from_state[body_grid](per, order, bodies)
+            g.pairs[body_grid](per, order, 0.0, control, bodies, books, bounds, table, run)
+            g.reduction[body_grid](per, order, 0.0, control, bodies, books, bounds, table, run)
             backend.synchronize()
             return 0, bool(resume)
         if not resume:
-            g.first_half[body_grid](per, dt, control, bodies, table, run)
+            g.first_half[body_grid](per, order, dt, control, bodies, table, run)
             g.boundaries[1, 1](dt, False, False, control, bodies, books, bounds, table, run)
         queued = 0
         numbers = np.zeros(g.N_CONTROL, dtype=np.int64)
@@ -300,10 +313,10 @@ class GpuStepper(Stepper):
                 batch = min(self.batch, n_steps - queued)
                 for b in range(batch):
                     last = queued + b == n_steps - 1
-                    g.pairs[body_grid](per, dt, control, bodies, books, bounds, table, run)
-                    g.reduction[body_grid](per, dt, control, bodies, books, bounds, table, run)
+                    g.pairs[body_grid](per, order, dt, control, bodies, books, bounds, table, run)
+                    g.reduction[body_grid](per, order, dt, control, bodies, books, bounds, table, run)
                     if not last:
-                        g.first_half[body_grid](per, dt, control, bodies, table, run)
+                        g.first_half[body_grid](per, order, dt, control, bodies, table, run)
                     g.boundaries[1, 1](dt, True, last, control, bodies, books, bounds, table, run)
                 queued += batch
                 backend.to_host(control, numbers)
@@ -319,6 +332,7 @@ class GpuStepper(Stepper):
             # in the middle of a step, only the list to rebuild: on the device, and on
             bodies, books, bounds, table, run = self._rebuild_on_device((bodies, books, bounds, table, run), dt,
                                                                         int(numbers[g.DONE]))
+            order = self._body_order(bodies.pos.shape[0])
             backend.zero(run.flags)
             backend.to_device_into(np.array([0, numbers[g.DONE], 0], dtype=np.int64), control)
             queued = int(numbers[g.DONE])

@@ -20,7 +20,8 @@ import numba
 import numpy as np
 
 __all__ = ["cuda", "gpu_kernel", "to_device", "to_host", "device_zeros", "zero", "to_device_into", "synchronize",
-           "compile_ptx", "cpu_arithmetic", "free_memory", "simulated", "unavailable_reason", "NUMBA_CUDA_MISSING", "ALLOW_FMA"]
+           "compile_ptx", "cpu_arithmetic", "free_memory", "simulated", "unavailable_reason", "NUMBA_CUDA_MISSING", "ALLOW_FMA",
+           "BODY_ORDER"]
 
 NUMBA_CUDA_MISSING = ("the GPU backend needs numba-cuda: pip install -e \".[gpu]\" (an NVIDIA driver for a GPU; "
                       "NUMBA_ENABLE_CUDASIM=1 runs it without one, slowly, under numba-cuda's simulator)")
@@ -44,6 +45,13 @@ else:  # pragma: no cover - the CPU install
 #: operation for operation; ``CONTACTLAB_GPU_FMA=1`` allows it (a few per cent faster where the
 #: arithmetic, not memory, bounds a kernel; results then differ from the CPU's in the last bits)
 ALLOW_FMA = os.environ.get("CONTACTLAB_GPU_FMA", "0") == "1"
+
+#: the body each thread of the per-body kernels takes: ``"bodies"`` (default: thread ``t`` body
+#: ``t``) or ``"cells"`` (the cell order of the last neighbour build, ``CONTACTLAB_GPU_ORDER=cells``:
+#: a warp's threads take neighbouring bodies); the same bits either way, an A/B for a GPU profile
+BODY_ORDER = os.environ.get("CONTACTLAB_GPU_ORDER", "bodies")
+if BODY_ORDER not in ("bodies", "cells"):
+    raise ValueError(f"CONTACTLAB_GPU_ORDER must be 'bodies' or 'cells', got {BODY_ORDER!r}")
 
 
 def simulated() -> bool:
