@@ -1,25 +1,27 @@
 """The stepper on a GPU: the CPU stepper's state, table and records, its step kernels on the device.
 
 :class:`GpuStepper` is a :class:`~contactlab.engine.stepper.Stepper` whose :meth:`~GpuStepper.advance`
-runs the step on an NVIDIA GPU (:mod:`contactlab.engine.gpu_kernels`): everything else -- the
-neighbour list's rebuild with the history carried, bonds made and broken, the blow-up diagnosis,
-the time-step policy, the energy books, servo control, sensors, reporters, checkpoints -- is the
-CPU stepper's, on the same host arrays.  One call of :meth:`advance`:
+runs the step on an NVIDIA GPU (:mod:`contactlab.engine.gpu_kernels`), rebuilding the neighbour
+list there when a body leaves half the skin (:mod:`contactlab.engine.gpu_neighbors`): everything
+else -- bonds made, broken bonds logged, the blow-up diagnosis, the time-step policy, the energy
+books, servo control, sensors, reporters, checkpoints -- is the CPU stepper's, on the same host
+arrays.  One call of :meth:`advance`:
 
 1. copies the records' arrays to the device (the model's read-only arrays once for the stepper's
-   life; the state's, the table's and the run's at each call: a host-side change between calls,
-   a velocity set or a rebuild, is always seen);
+   life; the state's, the table's and the run's at the call, unless they are still there from the
+   last call of the same run and the host changed nothing since, :meth:`resident`);
 2. queues the steps in batches, without reading anything back inside a batch: the kernels stop
    by themselves once a step raises a flag (:mod:`contactlab.engine.gpu_kernels`), and the host
    reads the three control numbers once per batch (the batch grows while no flag comes, and
-   shrinks when one does, so that few launches are wasted after a flag);
-3. copies the writable arrays back into the host arrays they came from (the state's own), so that
-   the host sees the state on a step boundary or in the middle of a step, as after the CPU's call.
+   shrinks when one does, so that few launches are wasted after a flag); a flag that asks only
+   for a rebuild is handled on the device, and the steps go on;
+3. copies the writable arrays back into the host arrays they came from (the state's own; the
+   table's new arrays after a device rebuild), so that the host sees the state on a step boundary
+   or in the middle of a step, as after the CPU's call.
 
-The state thus reaches the host when the simulation's run loop needs it (at a reporter's, a
-sensor's or the run monitor's step, at the end of a run) and at a neighbour-list rebuild, which
-runs on the host (``docs/gpu.md`` says what moving it to the device takes); nothing is copied per
-step.
+The state thus reaches the host when the simulation's run loop returns to Python (a reporter's, a
+sensor's or the run monitor's step, the end of a run, a flag only the host handles); nothing is
+copied per step.
 """
 from __future__ import annotations
 
