@@ -27,7 +27,9 @@ from __future__ import annotations
 
 import contextlib
 import sys
+from types import SimpleNamespace
 
+import numba
 import numpy as np
 
 from ..gpu import DeviceError, backend
@@ -67,6 +69,8 @@ class GpuStepper(Stepper):
         self.calls = self.uploads = 0
         #: the body each thread takes (:meth:`_body_order`), on the device
         self._order = None
+        #: the kernels specialized for their argument types (:meth:`_kernels_for`), by those types
+        self._specializations: dict = {}
         #: plane walls' kinds and shapes on the device, for the device rebuild (set on first use)
         self._plane_walls = None
         self._gpu_kernels()
@@ -236,6 +240,25 @@ class GpuStepper(Stepper):
             self._order = backend.to_device(np.arange(n, dtype=np.int32))
         return self._order
 
+    def _kernels_for(self, per, order, dt, control, device) -> SimpleNamespace:
+        """The step's kernels specialized for the argument types of this call: typed here once,
+        where numba-cuda's plain launch types every argument at every launch (``numba.typeof`` of
+        the five records is ~0.4 ms on a CPU core, four launches a step).  The types change only
+        with the records' make-up (a new kernel module, a feature switched on), not with a rebuild."""
+        g = self.gpu
+        key = (id(g), numba.typeof(order), *(numba.typeof(r) for r in device))
+        kernels = self._specializations.get(key)
+        if kernels is None:
+            bodies, books, bounds, table, run = device
+            kernels = SimpleNamespace(
+                pairs=g.pairs.specialize(per, order, dt, control, *device),
+                reduction=g.reduction.specialize(per, order, dt, control, *device),
+                first_half=g.first_half.specialize(per, order, dt, control, bodies, table, run),
+                boundaries=g.boundaries.specialize(dt, True, True, control, *device),
+                predict_from_state=g.predict_from_state.specialize(per, order, bodies))
+            self._specializations[key] = kernels
+        return kernels
+
     def _shape(self, n: int) -> tuple[int, int, int]:
         """``(bodies per thread, blocks, threads per block)`` of the per-body kernels."""
         if backend.simulated():
@@ -293,15 +316,16 @@ class GpuStepper(Stepper):
         control = backend.device_zeros(g.N_CONTROL, np.int64)
         body_grid = (blocks, threads)
         order = self._body_order(bodies.pos.shape[0])
+        k = self._kernels_for(per, order, float(dt), control, device)
         if n_steps < 0:
-            g.predict_from_state[body_grid](per, order, bodies)
-            g.pairs[body_grid](per, order, 0.0, control, bodies, books, bounds, table, run)
-            g.reduction[body_grid](per, order, 0.0, control, bodies, books, bounds, table, run)
+            k.predict_from_state[body_grid](per, order, bodies)
+            k.pairs[body_grid](per, order, 0.0, control, bodies, books, bounds, table, run)
+            k.reduction[body_grid](per, order, 0.0, control, bodies, books, bounds, table, run)
             backend.synchronize()
             return 0, bool(resume)
         if not resume:
-            g.first_half[body_grid](per, order, dt, control, bodies, table, run)
-            g.boundaries[1, 1](dt, False, False, control, bodies, books, bounds, table, run)
+            k.first_half[body_grid](per, order, dt, control, bodies, table, run)
+            k.boundaries[1, 1](dt, False, False, control, bodies, books, bounds, table, run)
         queued = 0
         numbers = np.zeros(g.N_CONTROL, dtype=np.int64)
         flags = np.zeros(layout.N_FLAGS, dtype=np.int64)
@@ -315,11 +339,11 @@ class GpuStepper(Stepper):
                 batch = min(self.batch, n_steps - queued)
                 for b in range(batch):
                     last = queued + b == n_steps - 1
-                    g.pairs[body_grid](per, order, dt, control, bodies, books, bounds, table, run)
-                    g.reduction[body_grid](per, order, dt, control, bodies, books, bounds, table, run)
+                    k.pairs[body_grid](per, order, dt, control, bodies, books, bounds, table, run)
+                    k.reduction[body_grid](per, order, dt, control, bodies, books, bounds, table, run)
                     if not last:
-                        g.first_half[body_grid](per, order, dt, control, bodies, table, run)
-                    g.boundaries[1, 1](dt, True, last, control, bodies, books, bounds, table, run)
+                        k.first_half[body_grid](per, order, dt, control, bodies, table, run)
+                    k.boundaries[1, 1](dt, True, last, control, bodies, books, bounds, table, run)
                 queued += batch
                 backend.to_host(control, numbers)
             if not numbers[g.HALTED]:
