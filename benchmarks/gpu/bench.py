@@ -175,10 +175,13 @@ def main(argv=None) -> int:
     else:
         scale.OUT.mkdir(exist_ok=True)
         results = {"runs": {}, "machine": dict(cpus=os.cpu_count())}
-        if not args.no_first_run:
-            results["first_run"] = first_run_latency(args.cpu_threads)
-            print(f"first GPU run: {results['first_run']}", flush=True)
-        results["baseline_device_bytes"] = run_worker("baseline", 8, "cuda", args.cpu_threads, 2)["device_bytes"]
+        try:
+            if not args.no_first_run:
+                results["first_run"] = first_run_latency(args.cpu_threads)
+                print(f"first GPU run: {results['first_run']}", flush=True)
+            results["baseline_device_bytes"] = run_worker("baseline", 8, "cuda", args.cpu_threads, 2)["device_bytes"]
+        except (RuntimeError, subprocess.TimeoutExpired) as exc:   # measured as far as it goes: say why not
+            print(f"first GPU run / baseline: FAILED {str(exc)[-800:]}", flush=True)
         for rnd in range(args.rounds):
             for kind in args.scenes:
                 for n in args.n:

@@ -30,6 +30,10 @@ unset NUMBA_ENABLE_CUDASIM
 print('python', sys.version.split()[0], 'numba', numba.__version__, 'numba-cuda', numba_cuda.__version__, \
 'numpy', numpy.__version__, 'cpus', __import__('os').cpu_count()); print('GPU:', available() or 'available')"
 } 2>&1 | tee "$OUT/machine.txt"
+if ! "$PY" -c "import sys; from contactlab.gpu import available; r = available(); print(r or ''); sys.exit(1 if r else 0)"; then
+    echo "run.sh: no GPU run is possible here (above); nothing measured" >&2
+    exit 3
+fi
 status=0
 TESTS=${TESTS:-"hertz_mindlin or user_law or periodic or bonds or cylinder or checkpoint or sensors or refuses or switched or blow or prefix or wrap"}
 timeout "${TEST_SECONDS:-210}" "$PY" -m pytest -q -n 4 -p no:cacheprovider tests/test_gpu.py -k "$TESTS" 2>&1 \
