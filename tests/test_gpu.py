@@ -377,6 +377,25 @@ def test_sensors_and_reporters_see_the_gpu_state_and_repeats_give_the_same_bits(
         assert np.array_equal(snaps[1][key], snaps[2][key]), key
 
 
+def test_a_law_the_gpu_compiler_refuses_at_the_first_launch_is_a_law_error(monkeypatch):
+    """On a GPU the kernels compile at their first launch (the set-up's force evaluation, before
+    any run): the compiler's refusal, translated as on the CPU, says it is the GPU's, keeps the
+    law's name and line and points to cl.gpu.check_law (the refusal itself is raised here by a
+    stand-in: under the simulator nothing is compiled)."""
+    from contactlab.engine import gpu_stepper
+    from contactlab.errors import LawError
+
+    def refuse(law, *args):
+        raise LawError("law my_spring cannot be compiled by Numba at my_law.py:8: work = np.zeros(2)",
+                       law="my_spring", line="my_law.py:8")
+
+    monkeypatch.setattr(gpu_stepper, "launch", refuse)
+    with pytest.raises(LawError, match=r"(?s)the GPU compiler \(numba-cuda\) refuses this law: law my_spring .*"
+                                       r"my_law.py:8.*cl.gpu.check_law") as info:
+        cl.Simulation(_box_scene(), cl.models.HertzMindlin(restitution=0.5, friction=0.5), device="cuda")
+    assert info.value.law == "my_spring" and info.value.line == "my_law.py:8"
+
+
 def test_the_device_prefix_sum_and_segment_sort_equal_numpy():
     """The neighbour build's device prefix sum (three levels of chunks here) against np.cumsum, and
     its per-segment sort against np.sort; integers: exact."""

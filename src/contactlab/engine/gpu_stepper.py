@@ -32,6 +32,7 @@ from types import SimpleNamespace
 import numba
 import numpy as np
 
+from ..errors import LawError
 from ..gpu import DeviceError, backend
 from . import layout
 from .codegen import gpu_kernel_module
@@ -296,6 +297,12 @@ class GpuStepper(Stepper):
         try:
             with backend.cpu_arithmetic():   # the kernels compile at their first launch: the CPU's arithmetic
                 return launch(self.law, self._steps, int(n_steps), float(dt), bool(resume), device)
+        except LawError as exc:
+            # the kernels compile at their first launch (before the run: the set-up's evaluation)
+            raise LawError(f"the GPU compiler (numba-cuda) refuses this law: {exc}\n  hint: on the GPU a law may "
+                           f"not allocate (np.zeros, np.empty, lists, dicts), build strings or call Python objects; "
+                           f"cl.gpu.check_law(sim) checks a law without a GPU (docs/gpu.md, 'A GPU-safe law')",
+                           law=exc.law, line=exc.line) from exc
         except Exception as exc:
             if "OUT_OF_MEMORY" in str(exc):   # a rebuild that found more pairs than the memory holds
                 raise DeviceError(f"the GPU ran out of memory at step {self.state.step} ({self.table.n_spheres} "
