@@ -396,9 +396,10 @@ def test_a_law_the_gpu_compiler_refuses_at_the_first_launch_is_a_law_error(monke
     assert info.value.law == "my_spring" and info.value.line == "my_law.py:8"
 
 
-def test_the_device_prefix_sum_and_segment_sort_equal_numpy():
-    """The neighbour build's device prefix sum (three levels of chunks here) against np.cumsum, and
-    its per-segment sort against np.sort; integers: exact."""
+def test_the_device_prefix_sum_and_sorts_equal_numpy():
+    """The neighbour build's device prefix sum (three levels of chunks here) against np.cumsum, its
+    counting sort by key against a stable argsort, and its per-segment sort against np.sort;
+    integers: exact."""
     from contactlab.engine import gpu_neighbors as gn
     from contactlab.gpu import backend
 
@@ -410,6 +411,14 @@ def test_the_device_prefix_sum_and_segment_sort_equal_numpy():
         got = np.zeros_like(a)
         backend.to_host(d, got)
         assert np.array_equal(got, np.cumsum(a, dtype=np.uint32)), n
+    keys = rng.integers(-1, 7, 300).astype(np.int64)   # -1: left out
+    start, items = gn.bucket_sort(backend.to_device(keys), 7, np.int32, np.int32)
+    got_start, got_items = np.zeros(8, np.int32), np.zeros(int((keys >= 0).sum()), np.int32)
+    backend.to_host(start, got_start)
+    backend.to_host(items, got_items)
+    kept = np.flatnonzero(keys >= 0)
+    assert np.array_equal(got_items, kept[np.argsort(keys[kept], kind="stable")])
+    assert np.array_equal(got_start, np.concatenate([[0], np.cumsum(np.bincount(keys[kept], minlength=7))]))
     start = np.array([0, 0, 3, 4, 9], dtype=np.int32)
     values = rng.permutation(9).astype(np.int32)
     d = backend.to_device(values)
@@ -502,7 +511,7 @@ _PTX_SCRIPT = textwrap.dedent("""
     print("PTX", len(ptx))
     from contactlab.engine.gpu_check import compile_neighbour_ptx
     neighbours = compile_neighbour_ptx()
-    assert all(".entry" in text for text in neighbours.values()) and len(neighbours) == 19
+    assert all(".entry" in text for text in neighbours.values()) and len(neighbours) == 16
     print("NEIGHBOUR PTX", len(neighbours))
     from gpu_refused_law import allocating_spring
     try:
@@ -548,7 +557,7 @@ def test_the_gpu_compiler_takes_a_user_law_and_names_what_it_refuses(tmp_path):
     done = subprocess.run([sys.executable, "-c", _PTX_SCRIPT.format(examples=str(ROOT / "examples"))],
                           capture_output=True, text=True, env=env, cwd=tmp_path, timeout=900)
     assert done.returncode == 0, done.stderr[-3000:]
-    assert "PTX" in done.stdout and "NEIGHBOUR PTX 19" in done.stdout, done.stdout[-3000:]
+    assert "PTX" in done.stdout and "NEIGHBOUR PTX 16" in done.stdout, done.stdout[-3000:]
     assert "REFUSED" in done.stdout and "allocating_spring" in done.stdout, done.stdout[-3000:]
     assert "the GPU compiler" in done.stdout and "gpu_refused_law.py" in done.stdout, done.stdout[-3000:]
 
@@ -562,3 +571,4 @@ def test_the_gpu_example_runs_and_agrees_with_the_cpu(capsys):
     assert result["difference"] <= RTOL * float(np.abs(result["cpu"]).max())
     out = capsys.readouterr().out
     assert "cuda: 27 spheres" in out and "cpu : 27 spheres" in out
+

@@ -80,29 +80,32 @@ def compile_neighbour_ptx(cc=(9, 0)) -> dict:
         return np.zeros((0,) * ndim, dtype=dtype)
 
     build = gn.Build(arr(f64, 2), arr(f64), arr(np.bool_), arr(f64, 2), arr(f64), arr(f64), arr(np.int64),
-                     arr(i32), arr(i32), arr(i32), arr(f64, 2), arr(f64, 2), arr(f64, 2), arr(u8), arr(f64, 2),
-                     arr(u32), arr(u32), arr(u32), arr(u32), arr(f64))
+                     arr(i32), arr(i32), arr(f64, 2), arr(f64, 2), arr(f64, 2), arr(u8), arr(f64, 2), arr(u32),
+                     arr(u32), arr(u32), arr(u32), arr(f64))
     wrap = gn.Wrap(arr(f64, 2), arr(f64, 2), arr(f64, 2), arr(np.int64, 2), arr(f64), arr(f64), arr(np.bool_),
                    arr(f64))
     union = gn.Union(arr(u32), arr(u32), arr(u32), arr(u32), arr(f64, 2), arr(u32), arr(u32), arr(u32))
+    switched_off = gn.Filter(arr(u32), arr(u32), arr(np.uint16), arr(np.uint16), arr(u8, 2), arr(np.int64),
+                             arr(u32), arr(u32), arr(u32))
     carry = gn.Carry(arr(u32), arr(u32), arr(u32), arr(u32), arr(f64, 2), arr(f64, 2), arr(i8), arr(f64, 2),
                      arr(f64, 2), arr(i8))
-    partners = gn.Partners(arr(u32), arr(u32), arr(u32), arr(u32))
-    by_wall = gn.Partners(arr(u32), arr(np.int64), arr(np.int64), arr(u32))
     t = numba.typeof
-    i64 = numba.int64
+    i64, f, b1 = numba.int64, numba.float64, numba.boolean
+    keys = numba.int64[::1]
     signatures = {
         "_chunk_sums": (i64, t((arr(u32), arr(np.int64)))),
         "_chunk_scan": (i64, t((arr(u32), arr(np.int64)))),
-        "_bounds": (i64, t(build)), "_count_cells": (i64, t(build)), "_place": (i64, t(build)),
-        "_sort_segments": (i64, i64, t((arr(i32), arr(i32)))), "_copy_sorted": (i64, t(build)),
-        "_count_pairs": (i64, numba.float64, t(build)), "_fill_pairs": (i64, numba.float64, t(build)),
-        "_count_pairs_periodic": (i64, numba.float64, numba.float64, t(build)),
-        "_fill_pairs_periodic": (i64, numba.float64, numba.float64, t(build)),
-        "_wrap": (i64, i64, t(wrap)), "_join_bonds": (i64, i64, numba.boolean, t(union)),
-        "_carry": (i64, t(carry)), "_count_partners": (i64, i64, i64, t(partners)),
-        "_place_partners": (i64, i64, i64, t(partners)),
-        "_count_bounds": (i64, i64, i64, t(by_wall)), "_place_bounds": (i64, i64, i64, t(by_wall)),
+        "_bounds": (i64, t(build)), "_cell_keys": (i64, t(build), keys), "_copy_sorted": (i64, t(build)),
+        "_pair_keys": (i64, i64, i64, numba.uint32[::1], keys),
+        "_count_keys": (i64, t(gn.Buckets(arr(np.int64), arr(i32), arr(i32), arr(i32)))),
+        "_place_keys": (i64, t(gn.Buckets(arr(np.int64), arr(u32), arr(u32), arr(u32)))),
+        "_sort_segments": (i64, i64, t((arr(i32), arr(i32)))),
+        "_scan_pairs": (i64, f, f, b1, t(build._replace(cell=None)), numba.none),
+        "_scan_pairs (periodic)": (i64, f, f, b1, t(build), numba.float64[::1]),
+        "_drop_switched_off": (i64, i64, b1, t(switched_off)),
+        "_wrap": (i64, i64, t(wrap)), "_join_bonds": (i64, i64, b1, t(union)), "_carry": (i64, t(carry)),
         "_copy_rows": (i64, t((arr(f64, 2), arr(f64, 2)))),
     }
-    return {name: backend.compile_ptx(getattr(gn, name).py_func, sig, cc) for name, sig in signatures.items()}
+    return {name: backend.compile_ptx(getattr(gn, name.split()[0]).py_func, sig, cc)
+            for name, sig in signatures.items()}
+

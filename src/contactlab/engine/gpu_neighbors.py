@@ -40,12 +40,13 @@ from ..geometry.sphere_cylinder import N_WALL_SHAPE
 from ..gpu import backend
 from ..gpu.backend import cuda, gpu_kernel
 from ..geometry.periodic import CELL_FLOW, CELL_GRADIENT, CELL_LENGTH, CELL_SHEAR
-from ..neighbors.celllist import cell_index, grid_from_bounds, scan_sphere
+from ..neighbors.celllist import cell_index, grid_from_bounds, insertion_sort, scan_sphere
 from ..neighbors.periodic_list import check_cell, periodic_grid_from_bounds, scan_periodic
 from .cell_motion import mark_built, shear_offset_shift, wrap_body
+from .history_match import copy_row, zero_row
 from .layout import INDEX
 
-__all__ = ["DeviceTable", "build_list", "wrap_into_cell", "inclusive_scan", "plane_walls", "CHUNK"]
+__all__ = ["DeviceTable", "build_list", "wrap_into_cell", "inclusive_scan", "bucket_sort", "plane_walls", "CHUNK"]
 
 #: elements per thread of a prefix sum's pass; at most this many are scanned by one thread
 CHUNK = 256
@@ -53,16 +54,16 @@ CHUNK = 256
 
 #: the arrays of a build, handed to its kernels as one record (a tuple of device arrays; numba-cuda's
 #: simulator also leaves arrays inside a tuple as they are, so that the CPU's building blocks take them)
-Build = namedtuple("Build", ["pos", "radius", "fixed", "box", "origin", "inv_w", "dims", "cell_start", "cell_fill",
-                             "items", "sorted_xr", "wall_point", "wall_normal", "wall_kind", "wall_shape", "none",
-                             "i_start", "pair_i", "pair_j", "cell"])
+Build = namedtuple("Build", ["pos", "radius", "fixed", "box", "origin", "inv_w", "dims", "cell_start", "items",
+                             "sorted_xr", "wall_point", "wall_normal", "wall_kind", "wall_shape", "none", "i_start",
+                             "pair_i", "pair_j", "cell"])
 #: what the wrap of the bodies into a periodic cell moves and books
 Wrap = namedtuple("Wrap", ["pos", "vel", "vel_pred", "images", "cell", "mass", "fixed", "boundary_work"])
 #: the rows carried from the old table to the new one
 Carry = namedtuple("Carry", ["old_start", "old_j", "new_start", "new_j", "old_hist", "old_out", "old_status", "hist",
                              "out", "status"])
-#: the CSR by second body
-Partners = namedtuple("Partners", ["pair_j", "j_start", "j_fill", "j_pairs"])
+#: a counting sort by key (:func:`bucket_sort`)
+Buckets = namedtuple("Buckets", ["keys", "start", "fill", "items"])
 #: the switched-off pairs dropped from the built list (``Simulation.set_active``)
 Filter = namedtuple("Filter", ["built_start", "built_j", "material", "wall_material", "material_active", "keys",
                                "start", "pair_i", "pair_j"])
@@ -128,39 +129,68 @@ def _bounds(per, b):
 
 
 @gpu_kernel
-def _count_cells(per, b):
+def _cell_keys(per, b, keys):
+    """Each body's cell."""
     pos = b.pos
     p0 = cuda.grid(1) * per
     for p in range(p0, min(p0 + per, pos.shape[0])):
-        c = cell_index(pos[p, 0], pos[p, 1], pos[p, 2], b.origin, b.inv_w, b.dims)
-        cuda.atomic.add(b.cell_start, c + 1, 1)
+        keys[p] = cell_index(pos[p, 0], pos[p, 1], pos[p, 2], b.origin, b.inv_w, b.dims)
 
 
 @gpu_kernel
-def _place(per, b):
-    pos = b.pos
-    p0 = cuda.grid(1) * per
-    for p in range(p0, min(p0 + per, pos.shape[0])):
-        c = cell_index(pos[p, 0], pos[p, 1], pos[p, 2], b.origin, b.inv_w, b.dims)
-        b.items[b.cell_start[c] + cuda.atomic.add(b.cell_fill, c, 1)] = p
+def _pair_keys(per, lo, hi, pair_j, keys):
+    """Each pair's key ``pair_j[k] - lo`` where ``lo <= pair_j[k] < hi``, else -1 (not sorted)."""
+    k0 = cuda.grid(1) * per
+    for k in range(k0, min(k0 + per, keys.shape[0])):
+        j = pair_j[k]
+        keys[k] = j - lo if lo <= j < hi else -1
+
+
+@gpu_kernel
+def _count_keys(per, bk):
+    k0 = cuda.grid(1) * per
+    for k in range(k0, min(k0 + per, bk.keys.shape[0])):
+        key = bk.keys[k]
+        if key >= 0:
+            cuda.atomic.add(bk.start, key + 1, 1)
+
+
+@gpu_kernel
+def _place_keys(per, bk):
+    k0 = cuda.grid(1) * per
+    for k in range(k0, min(k0 + per, bk.keys.shape[0])):
+        key = bk.keys[k]
+        if key >= 0:
+            bk.items[bk.start[key] + cuda.atomic.add(bk.fill, key, 1)] = k
 
 
 @gpu_kernel
 def _sort_segments(per, n_segments, arrays):
-    """Sort each segment ``values[start[s]:start[s + 1]]`` ascending (insertion sort: cells and
-    bodies hold a few entries)."""
+    """Sort each segment ``values[start[s]:start[s + 1]]`` ascending (the CPU's insertion sort:
+    cells and bodies hold a few entries)."""
     start, values = arrays
     s0 = cuda.grid(1) * per
     for s in range(s0, min(s0 + per, n_segments)):
-        lo = start[s]
-        hi = start[s + 1]
-        for a in range(lo + 1, hi):
-            v = values[a]
-            c = a - 1
-            while c >= lo and values[c] > v:
-                values[c + 1] = values[c]
-                c -= 1
-            values[c + 1] = v
+        insertion_sort(values, start[s], start[s + 1])
+
+
+def bucket_sort(keys, n_keys: int, start_dtype, items_dtype):
+    """``(start, items)``: the indices ``k`` of the device array ``keys`` with ``keys[k] >= 0``,
+    grouped by key (``start``, (n_keys + 1,), the CSR) and increasing within each group: counts
+    and slots by integer atomics, a prefix sum, then each group sorted, so the result is the same
+    in any order of the threads (the CPU's counting sorts: the cells' bodies, the pairs by second
+    body, the pairs by wall)."""
+    zeros = backend.device_zeros
+    per, blocks, threads = _shape(keys.shape[0])
+    bk = Buckets(keys, zeros(n_keys + 1, start_dtype), zeros(max(n_keys, 1), start_dtype), None)
+    _count_keys[blocks, threads](per, bk)
+    inclusive_scan(bk.start, n_keys + 1)
+    total = _host_int(bk.start, n_keys)
+    bk = bk._replace(items=zeros(max(total, 1), items_dtype))
+    _place_keys[blocks, threads](per, bk)
+    s_per, s_blocks, s_threads = _shape(max(n_keys, 1))
+    _sort_segments[s_blocks, s_threads](s_per, n_keys, (bk.start, bk.items))
+    return bk.start, bk.items[:total]
 
 
 @gpu_kernel
@@ -176,27 +206,29 @@ def _copy_sorted(per, b):
 
 
 @gpu_kernel
-def _count_pairs(per, skin, b):
+def _scan_pairs(per, reach, skin, write, b, cell):
+    """Count (``write`` False: into ``i_start[i + 1]``) or write (``pair_j``, ``pair_i``) the
+    partners of each body by the CPU's per-body scan: ``scan_sphere``, or ``scan_periodic`` by the
+    minimum image.  ``cell``: ``b.cell`` handed as an argument too, so that the branch a None cell
+    does not take compiles away (the scan reads ``b.cell``, which the simulator leaves a plain array)."""
     items = b.items
-    q0 = cuda.grid(1) * per
     n = items.shape[0]
-    for q in range(q0, min(q0 + per, n)):
-        b.i_start[items[q] + 1] = scan_sphere(q, b.cell_start, items, b.sorted_xr, b.origin, b.inv_w, b.dims, skin,
-                                              b.wall_point, b.wall_normal, b.wall_kind, b.wall_shape, n, b.none, 0)
-
-
-@gpu_kernel
-def _fill_pairs(per, skin, b):
-    items, i_start = b.items, b.i_start
+    out = b.pair_j if write else b.none
     q0 = cuda.grid(1) * per
-    n = items.shape[0]
     for q in range(q0, min(q0 + per, n)):
         i = items[q]
-        base = i_start[i]
-        scan_sphere(q, b.cell_start, items, b.sorted_xr, b.origin, b.inv_w, b.dims, skin, b.wall_point, b.wall_normal,
-                    b.wall_kind, b.wall_shape, n, b.pair_j, base)
-        for k in range(base, i_start[i + 1]):
-            b.pair_i[k] = i
+        base = b.i_start[i] if write else 0
+        if cell is None:
+            count = scan_sphere(q, b.cell_start, items, b.sorted_xr, b.origin, b.inv_w, b.dims, skin, b.wall_point,
+                                b.wall_normal, b.wall_kind, b.wall_shape, n, out, base)
+        else:
+            count = scan_periodic(q, b.cell_start, items, b.sorted_xr, b.dims, b.origin, b.inv_w, reach, skin, b.cell,
+                                  b.wall_point, b.wall_normal, b.wall_kind, b.wall_shape, n, out, base)
+        if write:
+            for k in range(base, base + count):
+                b.pair_i[k] = i
+        else:
+            b.i_start[i + 1] = count
 
 
 @gpu_kernel
@@ -268,31 +300,6 @@ def _join_bonds(per, bond_column, write, u):
 
 
 @gpu_kernel
-def _count_pairs_periodic(per, reach, skin, b):
-    items = b.items
-    q0 = cuda.grid(1) * per
-    n = items.shape[0]
-    for q in range(q0, min(q0 + per, n)):
-        b.i_start[items[q] + 1] = scan_periodic(q, b.cell_start, items, b.sorted_xr, b.dims, b.origin, b.inv_w, reach,
-                                                skin, b.cell, b.wall_point, b.wall_normal, b.wall_kind, b.wall_shape,
-                                                n, b.none, 0)
-
-
-@gpu_kernel
-def _fill_pairs_periodic(per, reach, skin, b):
-    items, i_start = b.items, b.i_start
-    q0 = cuda.grid(1) * per
-    n = items.shape[0]
-    for q in range(q0, min(q0 + per, n)):
-        i = items[q]
-        base = i_start[i]
-        scan_periodic(q, b.cell_start, items, b.sorted_xr, b.dims, b.origin, b.inv_w, reach, skin, b.cell,
-                      b.wall_point, b.wall_normal, b.wall_kind, b.wall_shape, n, b.pair_j, base)
-        for k in range(base, i_start[i + 1]):
-            b.pair_i[k] = i
-
-
-@gpu_kernel
 def _wrap(per, m, w):
     """Each body back into the periodic cell (:func:`contactlab.engine.cell_motion.wrap_body`),
     its flow-axis image counter first shifted by ``m`` times its gradient-axis one (the shear
@@ -330,9 +337,9 @@ def wrap_into_cell(bodies, books, bounds, images, radius, skin: float, time: flo
 @gpu_kernel
 def _carry(per, c):
     """Each new pair's rows from the same pair ``(i, j)`` of the old list (zero for a new pair),
-    found by walking body ``i``'s old and new partners side by side (both sorted)."""
+    found by walking body ``i``'s old and new partners side by side (both sorted; the CPU's
+    :func:`~contactlab.engine.history_match.carry_rows`, into new arrays)."""
     old_start, old_j, new_start, new_j = c.old_start, c.old_j, c.new_start, c.new_j
-    hist, out, status = c.hist, c.out, c.status
     i0 = cuda.grid(1) * per
     for i in range(i0, min(i0 + per, new_start.shape[0] - 1)):
         s = old_start[i]
@@ -342,54 +349,9 @@ def _carry(per, c):
             while s < s_end and old_j[s] < j:
                 s += 1
             if s < s_end and old_j[s] == j:
-                for col in range(hist.shape[1]):
-                    hist[k, col] = c.old_hist[s, col]
-                for col in range(out.shape[1]):
-                    out[k, col] = c.old_out[s, col]
-                status[k] = c.old_status[s]
+                copy_row(c.old_hist, c.old_out, c.old_status, s, c.hist, c.out, c.status, k)
             else:
-                for col in range(hist.shape[1]):
-                    hist[k, col] = 0.0
-                for col in range(out.shape[1]):
-                    out[k, col] = 0.0
-                status[k] = 0
-
-
-@gpu_kernel
-def _count_partners(per, n_pairs, n_spheres, t):
-    k0 = cuda.grid(1) * per
-    for k in range(k0, min(k0 + per, n_pairs)):
-        j = t.pair_j[k]
-        if j < n_spheres:
-            cuda.atomic.add(t.j_start, j + 1, 1)
-
-
-@gpu_kernel
-def _place_partners(per, n_pairs, n_spheres, t):
-    k0 = cuda.grid(1) * per
-    for k in range(k0, min(k0 + per, n_pairs)):
-        j = t.pair_j[k]
-        if j < n_spheres:
-            t.j_pairs[t.j_start[j] + cuda.atomic.add(t.j_fill, j, 1)] = k
-
-
-@gpu_kernel
-def _count_bounds(per, n_pairs, n_spheres, t):
-    k0 = cuda.grid(1) * per
-    for k in range(k0, min(k0 + per, n_pairs)):
-        j = t.pair_j[k]
-        if j >= n_spheres:
-            cuda.atomic.add(t.j_start, j - n_spheres + 1, 1)
-
-
-@gpu_kernel
-def _place_bounds(per, n_pairs, n_spheres, t):
-    k0 = cuda.grid(1) * per
-    for k in range(k0, min(k0 + per, n_pairs)):
-        j = t.pair_j[k]
-        if j >= n_spheres:
-            b = j - n_spheres
-            t.j_pairs[t.j_start[b] + cuda.atomic.add(t.j_fill, b, 1)] = k
+                zero_row(k, c.hist, c.out, c.status)
 
 
 @gpu_kernel
@@ -447,7 +409,7 @@ def build_list(bodies, bounds, table, skin: float, max_radius: float, walls, bon
     zeros = backend.device_zeros
     # 1. the grid, from the bounding box
     b = Build(pos, bodies.radius, bodies.fixed, backend.to_device(np.array([[np.inf] * 3, [-np.inf] * 3])),
-              *([None] * 16))
+              *([None] * 15))
     _bounds[blocks, threads](per, b)
     box = np.zeros((2, 3))
     backend.to_host(b.box, box)
@@ -458,92 +420,73 @@ def build_list(bodies, bounds, table, skin: float, max_radius: float, walls, bon
     else:
         origin, inv_w, dims = periodic_grid_from_bounds(box[0], box[1], cell, reach, max(8 * n, 4096))
     dims = np.ascontiguousarray(dims, dtype=np.int64)
-    n_cells = int(np.prod(dims))
     wall_kind, wall_shape = walls
     b = b._replace(origin=backend.to_device(np.ascontiguousarray(origin, dtype=np.float64)),
                    inv_w=backend.to_device(np.ascontiguousarray(inv_w, dtype=np.float64)), dims=backend.to_device(dims),
-                   cell=bounds.cell,
-                   cell_start=zeros(n_cells + 1, np.int32), cell_fill=zeros(n_cells, np.int32),
-                   items=zeros(n, np.int32), sorted_xr=zeros((n, 4), np.float64), wall_point=bounds.wall_point,
+                   cell=bounds.cell, sorted_xr=zeros((n, 4), np.float64), wall_point=bounds.wall_point,
                    wall_normal=bounds.wall_normal, wall_kind=wall_kind, wall_shape=wall_shape, none=zeros(0, INDEX),
                    i_start=zeros(n + 1, INDEX))
     # 2. bodies into cells, increasing within a cell
-    _count_cells[blocks, threads](per, b)
-    inclusive_scan(b.cell_start, n_cells + 1)
-    _place[blocks, threads](per, b)
-    c_per, c_blocks, c_threads = _shape(n_cells)
-    _sort_segments[c_blocks, c_threads](c_per, n_cells, (b.cell_start, b.items))
+    keys = zeros(n, np.int64)
+    _cell_keys[blocks, threads](per, b, keys)
+    cell_start, items = bucket_sort(keys, int(np.prod(dims)), np.int32, np.int32)
+    b = b._replace(cell_start=cell_start, items=items)
     _copy_sorted[blocks, threads](per, b)
     # 3. partners counted, the CSR by first body, partners written
-    if cell is None:
-        _count_pairs[blocks, threads](per, float(skin), b)
-    else:
-        _count_pairs_periodic[blocks, threads](per, reach, float(skin), b)
-    inclusive_scan(b.i_start, n + 1)
-    n_pairs = _host_int(b.i_start, n)
-    if n_pairs >= 2**32:
-        raise MemoryError(f"{n_pairs} candidate pairs exceed the 32-bit pair index")
-    capacity = max(n_pairs, 1)
-    b = b._replace(pair_i=zeros(capacity, INDEX), pair_j=zeros(capacity, INDEX))
-    if cell is None:
-        _fill_pairs[blocks, threads](per, float(skin), b)
-    else:
-        _fill_pairs_periodic[blocks, threads](per, reach, float(skin), b)
+    _scan_pairs[blocks, threads](per, reach, float(skin), False, b, b.cell)
+    n_pairs, pair_i, pair_j = _partner_arrays(b.i_start, n)
+    b = b._replace(pair_i=pair_i, pair_j=pair_j)
+    _scan_pairs[blocks, threads](per, reach, float(skin), True, b, b.cell)
     if exclusions is not None and exclusions.any:
         f = Filter(b.i_start, b.pair_j, bodies.material, bounds.wall_material,
                    backend.to_device(exclusions.material_active), backend.to_device(exclusions.keys),
                    zeros(n + 1, INDEX), None, None)
         _drop_switched_off[blocks, threads](per, np.int64(exclusions.n_bodies), False, f)
-        inclusive_scan(f.start, n + 1)
-        n_pairs = _host_int(f.start, n)
-        capacity = max(n_pairs, 1)
-        f = f._replace(pair_i=zeros(capacity, INDEX), pair_j=zeros(capacity, INDEX))
+        n_pairs, pair_i, pair_j = _partner_arrays(f.start, n)
+        f = f._replace(pair_i=pair_i, pair_j=pair_j)
         _drop_switched_off[blocks, threads](per, np.int64(exclusions.n_bodies), True, f)
         b = b._replace(i_start=f.start, pair_i=f.pair_i, pair_j=f.pair_j)
     if bond_column >= 0:
         # the intact bonds kept: the built list joined with them, per body
         u = Union(b.i_start, b.pair_j, table.i_start, table.pair_j, table.hist, zeros(n + 1, INDEX), None, None)
         _join_bonds[blocks, threads](per, bond_column, False, u)
-        inclusive_scan(u.start, n + 1)
-        n_pairs = _host_int(u.start, n)
-        if n_pairs >= 2**32:
-            raise MemoryError(f"{n_pairs} candidate pairs exceed the 32-bit pair index")
-        capacity = max(n_pairs, 1)
-        u = u._replace(pair_i=zeros(capacity, INDEX), pair_j=zeros(capacity, INDEX))
+        n_pairs, pair_i, pair_j = _partner_arrays(u.start, n)
+        u = u._replace(pair_i=pair_i, pair_j=pair_j)
         _join_bonds[blocks, threads](per, bond_column, True, u)
         b = b._replace(i_start=u.start, pair_i=u.pair_i, pair_j=u.pair_j)
     # 4. rows carried
+    rows = max(n_pairs, 1)
     c = Carry(table.i_start, table.pair_j, b.i_start, b.pair_j, table.hist, table.out, table.status,
-              zeros((capacity, table.hist.shape[1]), np.float64), zeros((capacity, table.out.shape[1]), np.float64),
-              zeros(capacity, np.int8))
+              zeros((rows, table.hist.shape[1]), np.float64), zeros((rows, table.out.shape[1]), np.float64),
+              zeros(rows, np.int8))
     _carry[blocks, threads](per, c)
-    # 5. the CSR by second body
-    t = Partners(b.pair_j, zeros(n + 1, INDEX), zeros(max(n, 1), INDEX), None)
+    # 5. the CSR by second body and, for servo control, by wall (the CPU's transpose_pairs, boundary_pairs)
     k_per, k_blocks, k_threads = _shape(n_pairs)
-    _count_partners[k_blocks, k_threads](k_per, n_pairs, n, t)
-    inclusive_scan(t.j_start, n + 1)
-    n_partners = _host_int(t.j_start, n)
-    t = t._replace(j_pairs=zeros(max(n_partners, 1), INDEX))
-    _place_partners[k_blocks, k_threads](k_per, n_pairs, n, t)
-    _sort_segments[blocks, threads](per, n, (t.j_start, t.j_pairs))
+    keys = zeros(n_pairs, np.int64)
+    _pair_keys[k_blocks, k_threads](k_per, 0, n, b.pair_j[:n_pairs], keys)
+    j_start, j_pairs = bucket_sort(keys, n, INDEX, INDEX)
     bound_start = bound_pairs = None
     if n_boundary >= 0:
-        # servo control: the CSR of the pairs by wall (the CPU's boundary_pairs)
-        w = Partners(b.pair_j, zeros(n_boundary + 1, np.int64), zeros(max(n_boundary, 1), np.int64), None)
-        _count_bounds[k_blocks, k_threads](k_per, n_pairs, n, w)
-        inclusive_scan(w.j_start, n_boundary + 1)
-        n_bound = _host_int(w.j_start, n_boundary)
-        w = w._replace(j_pairs=zeros(max(n_bound, 1), INDEX))
-        _place_bounds[k_blocks, k_threads](k_per, n_pairs, n, w)
-        b_per, b_blocks, b_threads = _shape(max(n_boundary, 1))
-        _sort_segments[b_blocks, b_threads](b_per, n_boundary, (w.j_start, w.j_pairs))
-        bound_start, bound_pairs = w.j_start, w.j_pairs[:n_bound]
+        _pair_keys[k_blocks, k_threads](k_per, n, n + n_boundary, b.pair_j[:n_pairs], keys)
+        bound_start, bound_pairs = bucket_sort(keys, n_boundary, np.int64, INDEX)
     # the build reference
     _copy_rows[blocks, threads](per, (pos, table.ref_pos))
     w_per, w_blocks, w_threads = _shape(max(bounds.wall_point.shape[0], 1))
     _copy_rows[w_blocks, w_threads](w_per, (bounds.wall_point, bounds.wall_ref))
-    return DeviceTable(b.pair_i, b.pair_j, c.hist, c.out, c.status, b.i_start, t.j_start, t.j_pairs[:n_partners],
-                       n_pairs, bound_start, bound_pairs, b.items)
+    return DeviceTable(b.pair_i, b.pair_j, c.hist, c.out, c.status, b.i_start, j_start, j_pairs, n_pairs,
+                       bound_start, bound_pairs, b.items)
+
+
+def _partner_arrays(start, n: int):
+    """After a pass that counted each body's partners into ``start[i + 1]``: ``start`` made the
+    CSR (a prefix sum), the number of pairs (checked against the 32-bit pair index) and zeroed
+    arrays ``(pair_i, pair_j)`` for the pass that writes them."""
+    inclusive_scan(start, n + 1)
+    n_pairs = _host_int(start, n)
+    if n_pairs >= 2**32:
+        raise MemoryError(f"{n_pairs} candidate pairs exceed the 32-bit pair index")
+    rows = max(n_pairs, 1)
+    return n_pairs, backend.device_zeros(rows, INDEX), backend.device_zeros(rows, INDEX)
 
 
 def plane_walls(n_walls: int):

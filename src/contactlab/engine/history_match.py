@@ -35,20 +35,22 @@ import numpy as np
 
 from .._jit import jit, kernel
 
-__all__ = ["carry_rows"]
+__all__ = ["carry_rows", "copy_row", "zero_row"]
 
 
 @jit
-def _copy_row(s, k, hist, out, status):
+def copy_row(src_hist, src_out, src_status, s, hist, out, status, k):
+    """Row ``s`` of history, outputs and status into row ``k`` (the same arrays or others)."""
     for c in range(hist.shape[1]):
-        hist[k, c] = hist[s, c]
+        hist[k, c] = src_hist[s, c]
     for c in range(out.shape[1]):
-        out[k, c] = out[s, c]
-    status[k] = status[s]
+        out[k, c] = src_out[s, c]
+    status[k] = src_status[s]
 
 
 @jit
-def _zero_row(k, hist, out, status):
+def zero_row(k, hist, out, status):
+    """Row ``k`` of a pair new to the list: zero history and outputs, status 0 (INACTIVE)."""
     for c in range(hist.shape[1]):
         hist[k, c] = 0.0
     for c in range(out.shape[1]):
@@ -77,7 +79,7 @@ def carry_rows(old_start, old_j, new_start, new_j, hist, out, status):
             while s < s_end and old_j[s] < j:
                 s += 1
             if s < s_end and old_j[s] == j and s > k:
-                _copy_row(s, k, hist, out, status)
+                copy_row(hist, out, status, s, hist, out, status, k)
     for i in range(n - 1, -1, -1):
         s = np.int64(old_start[i + 1]) - 1
         s_begin = np.int64(old_start[i])
@@ -87,6 +89,6 @@ def carry_rows(old_start, old_j, new_start, new_j, hist, out, status):
                 s -= 1
             if s >= s_begin and old_j[s] == j:
                 if s < k:
-                    _copy_row(s, k, hist, out, status)
+                    copy_row(hist, out, status, s, hist, out, status, k)
             else:
-                _zero_row(k, hist, out, status)
+                zero_row(k, hist, out, status)

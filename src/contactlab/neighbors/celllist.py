@@ -25,7 +25,7 @@ from .._jit import jit, kernel, n_blocks, pkernel
 from ..geometry.sphere_cylinder import N_WALL_SHAPE, WALL_PLANE, cylinder_surface
 
 __all__ = ["build_pairs", "first_bodies", "pair_buffers", "transpose_pairs", "boundary_pairs", "grid_for",
-           "grid_from_bounds", "scan_sphere", "bin_bodies",
+           "grid_from_bounds", "scan_sphere", "insertion_sort", "bin_bodies",
            "cell_index", "body_radius", "check_bodies", "check_pairs", "segments_from_counts"]
 
 
@@ -177,6 +177,18 @@ def scan_sphere(q, cell_start, items, sorted_xr, origin, inv_w, dims, skin, wall
 
 
 @jit
+def insertion_sort(values, lo, hi):
+    """Sort ``values[lo:hi]`` ascending in place (a body's partners, a cell's bodies: a few)."""
+    for a in range(lo + 1, hi):
+        v = values[a]
+        b = a - 1
+        while b >= lo and values[b] > v:
+            values[b + 1] = values[b]
+            b -= 1
+        values[b + 1] = v
+
+
+@jit
 def sorted_with_walls(out, base, count, write, fi, xi, yi, zi, ri, skin, wall_point, wall_normal, wall_kind,
                       wall_shape, n_s):
     """The end of one body's scan (plain and periodic lists): its ``count`` partners written from
@@ -184,14 +196,7 @@ def sorted_with_walls(out, base, count, write, fi, xi, yi, zi, ri, skin, wall_po
     free body (``fi`` False) appended as ``n_s + w``; returns the new count (with ``write`` False
     only counts)."""
     if write and count > 1:
-        # insertion sort of this body's partners
-        for a in range(base + 1, base + count):
-            v = out[a]
-            b = a - 1
-            while b >= base and out[b] > v:
-                out[b + 1] = out[b]
-                b -= 1
-            out[b + 1] = v
+        insertion_sort(out, base, base + count)   # this body's partners
     if not fi:
         for w in range(wall_point.shape[0]):
             if wall_kind[w] == WALL_PLANE:
