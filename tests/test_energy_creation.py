@@ -82,7 +82,13 @@ def test_a_damped_contact_is_stable_up_to_the_classic_bound(restitution):
     """A sphere resting on a wall on a linear spring-dashpot (no friction): below
     ``(2/omega)(sqrt(1 + zeta^2) - zeta)`` a disturbance dies out, above it the period-2 mode grows.
     With the predictor of the engine before issue 42 (``v(n+1/2) + dt/2 a(n)``) the bound had ``2
-    zeta`` in place of ``zeta``, and 0.97 of the classic one (0.74 of it at e = 0.3) was unstable."""
+    zeta`` in place of ``zeta``, and 0.97 of the classic one (0.74 of it at e = 0.3) was unstable.
+
+    The disturbance is measured as its envelope (the largest ``|z - rest|`` over a window of 20
+    steps, which holds several periods of both modes), not at one step: above the bound the motion
+    soon leaves the linear regime (the contact opens, the sphere bounces), and its value at a given
+    step is then a matter of phase, which the last bits of the arithmetic decide (a single sample
+    passed on one machine and read 0.84 on another)."""
     k = 2e3
     model = cl.models.LinearSpringDashpot(stiffness=k, restitution=restitution, friction=0.0)
     mass = 4.0 / 3.0 * math.pi * R**3 * GRAIN.density
@@ -99,11 +105,13 @@ def test_a_damped_contact_is_stable_up_to_the_classic_bound(restitution):
         with warnings.catch_warnings():
             warnings.simplefilter("ignore", cl.StabilityWarning)
             sim = cl.Simulation(scene, model, dt=fraction * bound, allow_unstable_dt=True, energy_watchdog=None)
-        sim.run(steps=20)
-        start = abs(sim.positions[0, 2] - (R - sag))
-        sim.run(steps=400)
-        grows[fraction] = abs(sim.positions[0, 2] - (R - sag)) / start
-    assert grows[0.97] < 1e-2 and grows[1.03] > 10.0
+        heights = sim.record("position", sphere=0, every=1)
+        sim.run(steps=420)
+        off = np.abs(np.asarray(heights["position"])[:, 2] - (R - sag))
+        grows[fraction] = off[-20:].max() / off[20:40].max()
+    # below the bound the disturbance dies out; above it, it does not (it grows until the contact
+    # opens), a thousand times the stable run's
+    assert grows[0.97] < 1e-2 and grows[1.03] > 1.0 and grows[1.03] > 1e3 * grows[0.97], grows
 
 
 # ------------------------------------------------------------------------- the packing bound
