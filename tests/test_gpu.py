@@ -20,6 +20,7 @@ import os
 import subprocess
 import sys
 import textwrap
+import warnings
 from pathlib import Path
 
 import numpy as np
@@ -513,6 +514,9 @@ _PTX_SCRIPT = textwrap.dedent("""
     neighbours = compile_neighbour_ptx()
     assert all(".entry" in text for text in neighbours.values()) and len(neighbours) == 16
     print("NEIGHBOUR PTX", len(neighbours))
+    from contactlab.engine.gpu_check import compile_numbers_ptx
+    assert all(".entry" in text and "fma.rn" not in text for text in compile_numbers_ptx().values())
+    print("NUMBERS PTX", len(compile_numbers_ptx()))
     from gpu_refused_law import allocating_spring
     try:
         gpu.check_law(cl.Simulation(scene, allocating_spring(stiffness=1e3)))
@@ -558,6 +562,7 @@ def test_the_gpu_compiler_takes_a_user_law_and_names_what_it_refuses(tmp_path):
                           capture_output=True, text=True, env=env, cwd=tmp_path, timeout=900)
     assert done.returncode == 0, done.stderr[-3000:]
     assert "PTX" in done.stdout and "NEIGHBOUR PTX 16" in done.stdout, done.stdout[-3000:]
+    assert "NUMBERS PTX 2" in done.stdout, done.stdout[-3000:]
     assert "REFUSED" in done.stdout and "allocating_spring" in done.stdout, done.stdout[-3000:]
     assert "the GPU compiler" in done.stdout and "gpu_refused_law.py" in done.stdout, done.stdout[-3000:]
 
@@ -572,3 +577,72 @@ def test_the_gpu_example_runs_and_agrees_with_the_cpu(capsys):
     out = capsys.readouterr().out
     assert "cuda: 27 spheres" in out and "cpu : 27 spheres" in out
 
+
+def test_inside_a_run_the_state_stays_on_the_gpu_until_the_host_reads_it():
+    """A run without reporters copies the state back once, at its end, whatever its chunks; the
+    numbers the run reads between chunks (energy terms, contacts, fastest travel) are summed on the
+    device and equal the host's sums of the same state (reference: ``observables.energy_sums``, the
+    NumPy sums, once the state is brought back) to rounding."""
+    model = cl.models.HertzMindlin(restitution=0.5, friction=0.5)
+    sim = cl.Simulation(_box_scene(), model, device="cuda", skin=2e-5)
+    st = sim.stepper
+    sim.run(steps=10)   # (its first steps widen the skin: a flag the host handles, the state brought back)
+    calls, downloads, builds = st.calls, st.downloads, st.device_builds
+    sim.run(steps=200)
+    assert st.device_builds - builds >= 2
+    assert st.calls - calls >= 3 and st.downloads - downloads == 1, (st.calls - calls, st.downloads - downloads)
+    with st.resident():
+        st.take_steps(40, sim.dt)
+        st.take_steps(40, sim.dt)
+        downloads = st.downloads
+        numbers = st.run_numbers(sim.dt)
+        device_energy, device_contacts = sim._run_energy(), sim.n_contacts()
+        assert numbers is not None and st.downloads == downloads, "the numbers came without the state"
+        st.to_host()
+        assert st.downloads == downloads + 1 and st.run_numbers(sim.dt) is None
+        host_energy, host_contacts = sim.energy(), sim.n_contacts()
+    assert device_contacts == host_contacts > 0
+    assert device_energy.keys() == host_energy.keys()
+    scale = max(abs(v) for v in host_energy.values())
+    for key, value in host_energy.items():
+        assert abs(device_energy[key] - value) <= RTOL * scale, (key, device_energy[key], value)
+    travel = np.linalg.norm(sim.velocities, axis=1) * sim.dt / sim.model.radius
+    assert numbers.travel == pytest.approx(travel.max(), rel=1e-14)
+
+
+def test_the_energy_watchdog_stops_a_gpu_run_as_it_stops_the_cpus():
+    """A lattice pressed into frictionless walls at 0.9 of the single-contact limit creates energy:
+    the watchdog (checked every 20 steps here), reading the GPU's energy sums on the device, stops
+    the GPU run at the CPU run's step with the CPU's diagnosis (which reads the state, brought back)."""
+    errors = {}
+    for device in ("cpu", "cuda"):
+        d = 0.01 * R
+        a = 2 * R - d
+        idx = np.stack(np.meshgrid(*(np.arange(2),) * 3, indexing="ij"), axis=-1).reshape(-1, 3)
+        scene = cl.Scene(gravity=(0.0, 0.0, 0.0))
+        scene.add_spheres(positions=idx * a + R - 0.5 * d, radii=np.full(8, R), material=GLASS,
+                          angular_velocities=np.random.default_rng(0).uniform(-50, 50, (8, 3)))
+        for axis in range(3):
+            normal = np.zeros(3)
+            normal[axis] = 1.0
+            scene.add_wall(point=np.zeros(3), normal=normal, material=GLASS)
+            scene.add_wall(point=(a + 2 * R - d) * normal, normal=-normal, material=GLASS)
+        model = cl.models.HertzMindlin(restitution=0.3, friction=0.5)
+        probe = cl.Simulation(scene, model, device="cpu")
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore", cl.StabilityWarning)
+            sim = cl.Simulation(scene, model, device=device, dt=0.9 * probe.contact_limit, allow_unstable_dt=True)
+        sim.monitor.interval = 20
+        before = getattr(sim.stepper, "downloads", 0)
+        with pytest.raises(cl.SimulationBlowUp) as info:
+            sim.run(steps=3000)
+        errors[device] = (info.value, sim.step)
+        if device == "cuda":
+            # the checks read the device's sums: the state came back for the diagnosis only
+            checks = sim.step // 20
+            assert checks >= 4 and sim.stepper.downloads - before == 1, (checks, sim.stepper.downloads - before)
+    cpu, gpu = errors["cpu"], errors["cuda"]
+    assert cpu[0].cause == gpu[0].cause == "energy_created"
+    assert gpu[1] == cpu[1] and gpu[0].step == cpu[0].step
+    assert list(gpu[0].particles) == list(cpu[0].particles)
+    assert str(gpu[0]) == str(cpu[0])

@@ -9,6 +9,8 @@ validation battery, the diagnosis of a blow-up and the reporters use them throug
 """
 from __future__ import annotations
 
+from typing import NamedTuple
+
 import numpy as np
 
 from .engine import layout
@@ -19,7 +21,7 @@ from .geometry.rotation import rotation_matrices, rotation_matrix
 from .geometry.sphere_cylinder import WALL_PLANE, cylinder_surface_np
 
 __all__ = ["pair_data", "contacts", "contact", "n_contacts", "wall_forces", "mesh_forces", "mesh_torques",
-           "mesh_triangles", "energy", "unbalanced_force_ratio", "linear_momentum", "angular_momentum",
+           "mesh_triangles", "energy", "EnergySums", "energy_sums", "energy_terms", "unbalanced_force_ratio", "linear_momentum", "angular_momentum",
            "spin_momenta", "clump_spin_momenta", "summary",
            "convex_roll_output", "rotation_matrices"]
 
@@ -235,9 +237,24 @@ def clump_spin_momenta(model, state) -> np.ndarray:
     return np.einsum("kij,kj->ki", r, wb)
 
 
-def energy(model, state, table, law, local_damping: float = 0.0) -> dict[str, float]:
-    """Energy terms, J (see :meth:`contactlab.Simulation.energy`); ``balance_error`` against
-    ``state.initial_energy`` (0 while that is not set)."""
+class EnergySums(NamedTuple):
+    """The sums behind :func:`energy`, J: over the free bodies (``kinetic``, ``rotational``,
+    ``gravitational``), the active contacts (``elastic``) and all bodies (``dissipated`` in the
+    contacts, ``damping`` by local damping, ``boundary`` work, ``terms`` per dissipation term of
+    the law); computed here from the host's arrays, or where the state lives
+    (:meth:`contactlab.engine.stepper.Stepper.energy_sums`: the GPU's without copying it back)."""
+    kinetic: float
+    rotational: float
+    gravitational: float
+    elastic: float
+    dissipated: float
+    damping: float
+    boundary: float
+    terms: tuple
+
+
+def energy_sums(model, state, table) -> EnergySums:
+    """The energy sums of the host's state and table (:class:`EnergySums`)."""
     s, m = state, model
     free = _free(m)
     kinetic = rotational = grav = 0.0
@@ -272,18 +289,32 @@ def energy(model, state, table, law, local_damping: float = 0.0) -> dict[str, fl
         b = slice(a, min(a + ENERGY_BLOCK, t.n_pairs))
         elastic += float(np.compress(t.status[b] == layout.ACTIVE, t.out[b, layout.OUT_ELASTIC]).sum())
     damping = float(s.damping_work.sum()) if s.damping_work is not None else 0.0
-    dissipated = float(s.dissipated.sum()) + damping
-    boundary = float(s.boundary_work.sum())
-    total = kinetic + rotational + grav + elastic + dissipated
-    out = dict(kinetic=kinetic, rotational=rotational, gravitational=grav, elastic=elastic,
-               dissipated=dissipated, total=total, boundary_work=boundary)
+    terms = tuple(float(s.dissipation_terms[:, c].sum()) for c in range(s.dissipation_terms.shape[1])) \
+        if s.dissipation_terms is not None and s.dissipation_terms.ndim == 2 else ()
+    return EnergySums(kinetic, rotational, grav, elastic, float(s.dissipated.sum()), damping,
+                      float(s.boundary_work.sum()), terms)
+
+
+def energy_terms(sums: EnergySums, law, local_damping: float, initial: dict | None) -> dict[str, float]:
+    """The energy terms of :meth:`contactlab.Simulation.energy` from their sums; ``balance_error``
+    against ``initial`` (the state's ``initial_energy``; 0 while it is None)."""
+    dissipated = sums.dissipated + sums.damping
+    total = sums.kinetic + sums.rotational + sums.gravitational + sums.elastic + dissipated
+    out = dict(kinetic=sums.kinetic, rotational=sums.rotational, gravitational=sums.gravitational,
+               elastic=sums.elastic, dissipated=dissipated, total=total, boundary_work=sums.boundary)
     for c, name in enumerate(law.dissipation_terms):
-        out[f"dissipated_{name}"] = float(s.dissipation_terms[:, c].sum())
-    if local_damping > 0.0 or damping:
-        out["dissipated_local_damping"] = damping
-    e0 = s.initial_energy
-    out["balance_error"] = (total - boundary - (e0["total"] - e0["boundary_work"])) if e0 is not None else 0.0
+        out[f"dissipated_{name}"] = sums.terms[c]
+    if local_damping > 0.0 or sums.damping:
+        out["dissipated_local_damping"] = sums.damping
+    e0 = initial
+    out["balance_error"] = (total - sums.boundary - (e0["total"] - e0["boundary_work"])) if e0 is not None else 0.0
     return out
+
+
+def energy(model, state, table, law, local_damping: float = 0.0) -> dict[str, float]:
+    """Energy terms, J (see :meth:`contactlab.Simulation.energy`); ``balance_error`` against
+    ``state.initial_energy`` (0 while that is not set)."""
+    return energy_terms(energy_sums(model, state, table), law, local_damping, state.initial_energy)
 
 
 def unbalanced_force_ratio(model, state, table) -> float:

@@ -328,6 +328,7 @@ class Simulation:
     def _refresh_packing_limit(self):
         """Compute the bound of the contacts present again (the run monitor, the watchdog); returns
         it with each body's step, keeps it without."""
+        self.stepper.to_host()   # it reads the contacts present (a GPU's state is brought back)
         full = self._packing_limit(with_local=True)
         self._packing = replace(full, local=None)
         return full
@@ -1059,9 +1060,9 @@ class Simulation:
         for r in self.reporters:
             r.maybe_report(self)
         chunk = 64
-        # a GPU keeps the state on the device between chunks (each chunk still copies it back for
-        # the reporters, sensors and the run monitor, which only read it); a progress callable is
-        # user code that may write it
+        # a GPU keeps the state on the device between chunks and brings it back only when the host
+        # reads it (reporters, sensors, user code; the monitor reads numbers summed there); a
+        # progress callable is user code that may write it
         user_progress = callable(progress)
         with self._threads(), self.stepper.resident():
             while done < n_total:
@@ -1080,18 +1081,27 @@ class Simulation:
                 try:
                     self.monitor.check(self)
                     if self.state.step % self.monitor.interval == 0:
-                        too_fast = check_speeds(self, self._dt, before_run=False)
-                        if too_fast is not None:
-                            raise too_fast
+                        numbers = self.stepper.run_numbers(self._dt)
+                        if numbers is None or not numbers.travel <= 1.0:   # (the device's says when to look)
+                            self.stepper.to_host()
+                            too_fast = check_speeds(self, self._dt, before_run=False)
+                            if too_fast is not None:
+                                raise too_fast
                 except SimulationBlowUp as err:
                     self.stepper.failure = err
                     raise
                 if self.streams:
+                    self.stepper.to_host()
                     self.streams.maybe_exchange(self)
                     self.stepper.host_changed()
+                # a GPU's state reaches the host here only for a reporter or sensor due now, or user code
+                if any(r.next_step(self) <= self.state.step for r in self.reporters):
+                    self.stepper.to_host()
                 for r in self.reporters:
                     r.maybe_report(self)
                 if bar is not None:
+                    if user_progress:
+                        self.stepper.to_host()
                     bar(self, done, n_total, _time.perf_counter() - start_wall)
                     if user_progress:
                         self.stepper.host_changed()
@@ -1099,7 +1109,7 @@ class Simulation:
                 if clock.seconds_per_step is not None:
                     self._seconds_per_step = clock.seconds_per_step
                 # aim at ~0.2 s of work per chunk so that progress and interrupts stay responsive (on
-                # a GPU ~1 s: each chunk copies the state there and back, docs/gpu.md)
+                # a GPU ~1 s: each chunk costs a few launches and reads, docs/gpu.md)
                 if elapsed > 0:
                     chunk = int(min(max(chunk * min(CHUNK_SECONDS[self.device] / elapsed, 2.0), 1), 100000))
         if bar is not None:
@@ -1172,7 +1182,8 @@ class Simulation:
 
     def n_contacts(self) -> int:
         """Number of active contacts."""
-        return observables.n_contacts(self.stepper.table)
+        numbers = self.stepper.run_numbers(self._dt) if self._dt is not None else None   # inside a run on a GPU
+        return observables.n_contacts(self.stepper.table) if numbers is None else numbers.contacts
 
     def wall_forces(self) -> np.ndarray:
         """(W, 3) total force exerted by the spheres on each wall, N."""
@@ -1249,7 +1260,16 @@ class Simulation:
         ``outflow`` (J, cumulative) are the energy inserted and removed bodies brought and took,
         and ``balance_error`` accounts for them (:mod:`contactlab.streams.exchange`).
         """
-        out = observables.energy(self.model, self.state, self.stepper.table, self.contact_model, self.local_damping)
+        return self._energy_terms(observables.energy_sums(self.model, self.state, self.stepper.table))
+
+    def _run_energy(self) -> dict[str, float]:
+        """:meth:`energy` from where the state lives (the run monitor, between chunks): a GPU's sums
+        on the device while its state is not on the host (:meth:`Stepper.run_numbers`)."""
+        numbers = self.stepper.run_numbers(self._dt)
+        return self.energy() if numbers is None else self._energy_terms(numbers.energy)
+
+    def _energy_terms(self, sums) -> dict[str, float]:
+        out = observables.energy_terms(sums, self.contact_model, self.local_damping, self.state.initial_energy)
         e0 = self.state.initial_energy
         if e0 is not None and "inflow" in e0:
             out["inflow"], out["outflow"] = e0["inflow"], e0["outflow"]

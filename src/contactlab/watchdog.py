@@ -154,7 +154,7 @@ class RunMonitor:
 
     # ------------------------------------------------------------------ the energy
     def _watch(self, sim) -> None:
-        e = sim.energy()
+        e = sim._run_energy()   # (on a GPU summed on the device: the state stays there)
         # an adhesive contact stores negative energy: its size counts
         stored = e["kinetic"] + e["rotational"] + abs(e["elastic"])
         streams = e.get("inflow", 0.0) - e.get("outflow", 0.0)
@@ -178,6 +178,7 @@ class RunMonitor:
             self.over = 0
         if self.over >= 2:
             start = min(self.samples, key=lambda s: s.balance)
+            sim.stepper.to_host()   # the diagnosis reads the state
             raise energy_created(sim, growth, in_play, self.share, start, now)
 
 

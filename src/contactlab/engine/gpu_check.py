@@ -14,10 +14,11 @@ import numpy as np
 from ..errors import ContactlabError, LawError
 from ..gpu import backend
 from . import gpu_neighbors as gn
+from . import gpu_numbers
 from .codegen import gpu_kernel_module
 from .launch import launch
 
-__all__ = ["compile_step_ptx", "compile_neighbour_ptx", "device_types"]
+__all__ = ["compile_step_ptx", "compile_neighbour_ptx", "compile_numbers_ptx", "device_types"]
 
 
 def _device_like(x):
@@ -109,3 +110,23 @@ def compile_neighbour_ptx(cc=(9, 0)) -> dict:
     return {name: backend.compile_ptx(getattr(gn, name.split()[0]).py_func, sig, cc)
             for name, sig in signatures.items()}
 
+
+def compile_numbers_ptx(cc=(9, 0)) -> dict:
+    """PTX of the run numbers' pass (:mod:`contactlab.engine.gpu_numbers`) for compute capability
+    ``cc``: outside a periodic cell and in one (``{variant: PTX}``)."""
+    if backend.cuda is None or backend.simulated():
+        raise ContactlabError("the GPU compiler needs numba-cuda outside its simulator")
+    f64 = np.float64
+
+    def arr(dtype, ndim=1):
+        return np.zeros((0,) * ndim, dtype=dtype)
+
+    sums = gpu_numbers.Sums(arr(f64, 2), arr(f64, 2), arr(f64, 2), arr(f64), arr(f64), arr(f64), arr(np.bool_),
+                            arr(f64), arr(f64), arr(f64, 2), arr(f64), arr(f64), arr(np.int8), arr(f64, 2))
+    cells = {"plain": (numba.none, numba.none), "periodic": (numba.int64[:, ::1], numba.float64[::1])}
+    out = {}
+    with backend.cpu_arithmetic():
+        for name, (images, cell) in cells.items():
+            sig = (numba.int64, numba.float64, numba.typeof(sums), images, cell, numba.float64[:, ::1])
+            out[name] = backend.compile_ptx(gpu_numbers._sums.py_func, sig, cc)
+    return out

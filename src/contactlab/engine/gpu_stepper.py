@@ -17,11 +17,14 @@ arrays.  One call of :meth:`advance`:
    for a rebuild is handled on the device, and the steps go on;
 3. copies the writable arrays back into the host arrays they came from (the state's own; the
    table's new arrays after a device rebuild), so that the host sees the state on a step boundary
-   or in the middle of a step, as after the CPU's call.
+   or in the middle of a step, as after the CPU's call -- at once outside a run, and inside one
+   (:meth:`resident`) only when the host reads it (:meth:`to_host`).
 
-The state thus reaches the host when the simulation's run loop returns to Python (a reporter's, a
-sensor's or the run monitor's step, the end of a run, a flag only the host handles); nothing is
-copied per step.
+Inside a run the state reaches the host only where something reads it: a reporter's or sensor's
+step, user code (a progress callable), a flag only the host handles, the stability bound's refresh
+(every 20 watchdog checks), the end of the run.  The watchdog's energy terms, the speed check and
+the progress bar's contact count come from a pass on the device (:meth:`run_numbers`,
+:mod:`contactlab.engine.gpu_numbers`); nothing is copied per step.
 """
 from __future__ import annotations
 
@@ -37,6 +40,7 @@ from ..gpu import DeviceError, backend
 from . import layout
 from .codegen import gpu_kernel_module
 from .gpu_neighbors import build_list, plane_walls, wrap_into_cell
+from .gpu_numbers import RunNumbers, Sums, numbers
 from .launch import launch
 from .stepper import Stepper
 
@@ -74,6 +78,13 @@ class GpuStepper(Stepper):
         self._specializations: dict = {}
         #: plane walls' kinds and shapes on the device, for the device rebuild (set on first use)
         self._plane_walls = None
+        #: inside a run: the (device, host) pairs not yet copied back (None: the host's copy is current)
+        self._pending = None
+        #: copies of the state back to the host so far (inside a run only where the host reads it)
+        self.downloads = 0
+        #: the run numbers of the device's state (:meth:`run_numbers`), by (step, dt)
+        self._numbers = None
+        self._inertia = None
         self._gpu_kernels()
 
     def device_rebuild_possible(self) -> bool:
@@ -91,6 +102,7 @@ class GpuStepper(Stepper):
                                      debug=backend.simulated())
 
     def set_law(self, law, pair_params: np.ndarray) -> None:
+        self.to_host()
         self._kept = None
         super().set_law(law, pair_params)
         self._gpu_kernels()   # the history layout may have changed with the law
@@ -99,30 +111,60 @@ class GpuStepper(Stepper):
     @contextlib.contextmanager
     def resident(self):
         """A ``with`` block (the run loop) in which the records stay on the device from one call to
-        the next: each call still copies the state back (the host reads it between calls), but
-        uploads it again only after the host changed something (:meth:`host_changed`: a flag
-        handled, a rebuild or bond made on the host, user code)."""
+        the next, and the state comes back to the host only when read (:meth:`to_host`); it is
+        uploaded again only after the host changed something (:meth:`host_changed`: a flag
+        handled, a rebuild or bond made on the host, user code).  The host's copy is current
+        again when the block ends."""
         self._keep = True
         try:
             yield
         finally:
             self._keep = False
             self._kept = None
+            self.to_host()
+
+    def to_host(self) -> None:
+        """Bring the state and table back to the host if the device's copy is newer (inside a run)."""
+        if self._pending is not None:
+            pending, self._pending = self._pending, None
+            self.download(pending)
+            self.downloads += 1
 
     def host_changed(self) -> None:
         """The host wrote to the state or the table: the next call uploads the records again."""
+        self.to_host()
         self._kept = None
+
+    def run_numbers(self, dt: float) -> RunNumbers | None:
+        """The energy sums, active contacts and fastest travel of the device's state, summed there
+        (:func:`contactlab.engine.gpu_numbers.numbers`), while the host's copy is not current;
+        None when it is (the host computes them)."""
+        if self._pending is None:
+            return None
+        key = (self.state.step, float(dt), self.calls)
+        if self._numbers is None or self._numbers[0] != key:
+            bodies, books, bounds, table, run = self._device
+            if self._inertia is None or self._inertia[0] is not self.model.inertia:
+                self._inertia = (self.model.inertia, backend.to_device(np.ascontiguousarray(self.model.inertia)))
+            s = Sums(bodies.vel, bodies.angvel, bodies.pos, bodies.mass, self._inertia[1], bodies.radius, bodies.fixed,
+                     bounds.gravity, books.dissipated, books.diss_terms, books.damping_work, books.boundary_work,
+                     table.status, table.out)
+            self._numbers = (key, numbers(s, self._images, bounds.cell, self.table.n_pairs, dt))
+        return self._numbers[1]
 
     def handle_flags(self, dt: float) -> None:
         if self.flags.any():
+            self.to_host()
             self._kept = None   # what follows writes the host's state or table
         super().handle_flags(dt)
 
     def rebuild(self, extra_pairs=None) -> None:
+        self.to_host()
         self._kept = None
         super().rebuild(extra_pairs)
 
     def make_bonds(self, i: np.ndarray, j: np.ndarray) -> int:
+        self.to_host()
         self._kept = None
         return super().make_bonds(i, j)
 
@@ -158,21 +200,18 @@ class GpuStepper(Stepper):
         _check_no_partial_aliases([host for _, host in copies])
         return device, copies
 
-    def _download_all(self, copies) -> None:
-        """The state back on the host, and the last list built on the device into the host table."""
+    def _adopt_built(self, copies) -> None:
+        """The last list built on the device becomes the host table's: new host arrays (filled when
+        the state is copied back) in place of the old ones, in ``copies`` too; the counts now."""
         if not self._built:
-            self.download(copies)
             return
         t = self.table
         replaced = {id(a) for a in (t.i_start, t.pair_i, t.pair_j, t.j_start, t.j_pairs, t.hist, t.out, t.status,
                                     t.bound_start, t.bound_pairs)}
-        self.download([(d, h) for d, h in copies if id(h) not in replaced])
         new = self._built[-1]
 
         def host(device):
-            a = np.empty(device.shape, dtype=device.dtype)
-            backend.to_host(device, a)
-            return a
+            return np.empty(device.shape, dtype=device.dtype)
 
         t.pair_i, t.pair_j, t.hist, t.out, t.status = (host(new.pair_i), host(new.pair_j), host(new.hist),
                                                        host(new.out), host(new.status))
@@ -278,6 +317,7 @@ class GpuStepper(Stepper):
             device, copies, self._images = self._kept
             backend.zero(device[4].flags)
         else:
+            self.to_host()   # (nothing pending here: whatever dropped the kept records brought them back)
             self.uploads += 1
             device, copies = self.upload(self.records())
             # the image counters of a periodic cell (not read by the step: the wrap at a device
@@ -290,6 +330,7 @@ class GpuStepper(Stepper):
         self._built = []
         self._device = device
         interval = sys.getswitchinterval()
+        failed = False
         if backend.simulated():
             # the simulator's launcher polls its threads holding the interpreter lock, which each
             # thread needs to enter a compiled function: hand it over often (5 ms by default)
@@ -309,11 +350,24 @@ class GpuStepper(Stepper):
                                   f"bodies, {self.table.n_pairs} candidate pairs at the last build): run fewer bodies "
                                   f"per GPU, a smaller skin, or device='cpu'") from exc
             raise
+        except BaseException:
+            failed = True
+            raise
         finally:
             sys.setswitchinterval(interval)
-            self._download_all(copies)
-            if self._keep:
+            self._adopt_built(copies)
+            if self._keep and not failed:
+                # inside a run: the state stays on the device until the host reads it (to_host);
+                # the flags come back now (the host acts on them)
+                self._pending = copies
+                backend.to_host(self._device[4].flags, self.flags)
                 self._kept = (self._device, copies, self._images)
+            else:
+                self._pending = None
+                self.download(copies)
+                self.downloads += 1
+                if self._keep:
+                    self._kept = (self._device, copies, self._images)
 
     def _steps(self, n_steps: int, dt: float, resume: bool, device) -> tuple[int, bool]:
         """The CPU's ``_steps`` as kernel launches (:mod:`contactlab.engine.gpu_kernels`)."""

@@ -291,6 +291,16 @@ class Stepper:
         """Say that the host wrote to the state or the table inside :meth:`resident` (nothing on
         the CPU, whose kernels work on the host's arrays)."""
 
+    def to_host(self) -> None:
+        """Make the host's state and table current before they are read inside :meth:`resident`
+        (nothing on the CPU, whose kernels work on the host's arrays)."""
+
+    def run_numbers(self, dt: float):
+        """The energy sums, contact count and fastest travel summed where the state lives while the
+        host's copy is not current (a :class:`contactlab.engine.gpu_numbers.RunNumbers`); None
+        when it is, as always on the CPU: the host computes them."""
+        return None
+
     def rebuild(self, extra_pairs=None) -> None:
         """Build the neighbour list around the current positions, carrying every pair's data
         (``extra_pairs = (i, j)``: pairs to keep at any distance, e.g. new bonds)."""
