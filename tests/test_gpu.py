@@ -44,24 +44,28 @@ GLASS = cl.Material(density=2500.0, young=1e7, poisson=0.3, name="glass")
 R = 1e-3
 
 
-def _box_scene(n_side=3, layers=2, seed=4, dimension=3):
-    """``n_side^2 * layers`` spheres thrown at each other in a box of plane walls, under gravity."""
+def _box_scene(n_side=3, layers=2, seed=4, dimension=3, shuffle=False):
+    """``n_side^2 * layers`` spheres thrown at each other in a box of plane walls, under gravity
+    (``shuffle``: the 3-D spheres added in a random order, which scatters neighbours in memory)."""
     rng = np.random.default_rng(seed)
     scene = cl.Scene(gravity=(0, 0, -9.81) if dimension == 3 else (0, -9.81), dimension=dimension,
                      **({} if dimension == 3 else {"thickness": 2 * R}))
     gap = 2.05 * R
+    spheres = []
     for a in range(n_side):
         for b in range(n_side):
             for c in range(layers):
                 if dimension == 3:
                     x = (R + 1e-5 + gap * a, R + 1e-5 + gap * b, R + 1e-5 + gap * c)
                     v = tuple(0.3 * rng.standard_normal(3))
-                    scene.add_sphere(position=x, radius=R * (1 + 0.05 * rng.random()) / 1.05, material=GLASS,
-                                     velocity=v, angular_velocity=tuple(20 * rng.standard_normal(3)))
+                    spheres.append(dict(position=x, radius=R * (1 + 0.05 * rng.random()) / 1.05, material=GLASS,
+                                        velocity=v, angular_velocity=tuple(20 * rng.standard_normal(3))))
                 else:
                     x = (R + 1e-5 + gap * a, R + 1e-5 + gap * (b + n_side * c))
                     scene.add_disk(position=x, radius=R * (1 + 0.05 * rng.random()) / 1.05, material=GLASS,
                                    velocity=tuple(0.3 * rng.standard_normal(2)))
+    for k in (rng.permutation(len(spheres)) if shuffle else range(len(spheres))):
+        scene.add_sphere(**spheres[k])
     side = gap * n_side + 2e-5
     if dimension == 3:
         for axis in range(3):
@@ -166,6 +170,44 @@ def test_threads_in_cell_order_give_the_same_bits(monkeypatch):
     _agree(cpu, gpu)
     assert np.array_equal(np.sort(orders[0]), np.arange(len(orders[0])))
     assert not np.array_equal(orders[0], np.arange(len(orders[0])))
+
+
+@pytest.mark.parametrize("order", ["sorted", "bodies"])
+def test_the_bodies_stored_in_cell_order_on_the_gpu_give_the_cpus_bits_in_the_users_order(monkeypatch, order):
+    """CONTACTLAB_GPU_ORDER=sorted (the default): at each device rebuild every per-body array is
+    permuted into the build's cell order (the stored bodies are then in non-decreasing cell order
+    and not in the user's), pairs owned and summed by the user's index; a sensor mid-run and the
+    end of the run bring the state and table back in the user's order and the CPU's layout, equal
+    to the CPU run bit for bit; ``bodies`` (no permutation) gives the same bits."""
+    from contactlab.gpu import backend
+
+    monkeypatch.setattr(backend, "BODY_ORDER", order)
+    model = cl.models.HertzMindlin(restitution=0.5, friction=0.5)
+    labels = []
+    records = {}
+
+    def run(sim):
+        rec = sim.record("position", "velocity", sphere=5, every=25)
+        sim.run(steps=200)
+        records[sim.device] = np.hstack([rec["position"], rec["velocity"]])
+        if sim.device == "cuda" and order == "sorted":
+            st = sim.stepper
+            stored = np.zeros(sim.n_spheres, dtype=np.int32)
+            backend.to_host(st._labels, stored)
+            labels.append(stored)
+            pos = np.zeros((sim.n_spheres, 3))
+            backend.to_host(st._device[0].pos, pos)
+            assert np.array_equal(pos, sim.positions[stored])   # stored row q holds the user's body labels[q]
+
+    cpu, gpu = _both(lambda device: cl.Simulation(_box_scene(n_side=4, seed=3, shuffle=True), model, device=device, skin=2e-5), run)
+    _agree(cpu, gpu)
+    for key in cpu:
+        assert np.array_equal(cpu[key], gpu[key]), key
+    assert np.array_equal(records["cpu"], records["cuda"])
+    if order == "sorted":
+        stored = labels[0]
+        assert np.array_equal(np.sort(stored), np.arange(len(stored)))
+        assert not np.array_equal(stored, np.arange(len(stored)))
 
 
 def test_bonds_made_and_broken_match_the_cpu():
@@ -512,11 +554,15 @@ _PTX_SCRIPT = textwrap.dedent("""
     print("PTX", len(ptx))
     from contactlab.engine.gpu_check import compile_neighbour_ptx
     neighbours = compile_neighbour_ptx()
-    assert all(".entry" in text for text in neighbours.values()) and len(neighbours) == 16
+    assert all(".entry" in text for text in neighbours.values()) and len(neighbours) == 18
     print("NEIGHBOUR PTX", len(neighbours))
     from contactlab.engine.gpu_check import compile_numbers_ptx
     assert all(".entry" in text and "fma.rn" not in text for text in compile_numbers_ptx().values())
     print("NUMBERS PTX", len(compile_numbers_ptx()))
+    from contactlab.engine.gpu_check import compile_order_ptx
+    order = compile_order_ptx()
+    assert all(".entry" in text for text in order.values())
+    print("ORDER PTX", len(order))
     from gpu_refused_law import allocating_spring
     try:
         gpu.check_law(cl.Simulation(scene, allocating_spring(stiffness=1e3)))
@@ -561,8 +607,8 @@ def test_the_gpu_compiler_takes_a_user_law_and_names_what_it_refuses(tmp_path):
     done = subprocess.run([sys.executable, "-c", _PTX_SCRIPT.format(examples=str(ROOT / "examples"))],
                           capture_output=True, text=True, env=env, cwd=tmp_path, timeout=900)
     assert done.returncode == 0, done.stderr[-3000:]
-    assert "PTX" in done.stdout and "NEIGHBOUR PTX 16" in done.stdout, done.stdout[-3000:]
-    assert "NUMBERS PTX 2" in done.stdout, done.stdout[-3000:]
+    assert "PTX" in done.stdout and "NEIGHBOUR PTX 18" in done.stdout, done.stdout[-3000:]
+    assert "NUMBERS PTX 2" in done.stdout and "ORDER PTX 11" in done.stdout, done.stdout[-3000:]
     assert "REFUSED" in done.stdout and "allocating_spring" in done.stdout, done.stdout[-3000:]
     assert "the GPU compiler" in done.stdout and "gpu_refused_law.py" in done.stdout, done.stdout[-3000:]
 

@@ -35,7 +35,7 @@ if ! "$PY" -c "import sys; from contactlab.gpu import available; r = available()
     exit 3
 fi
 status=0
-TESTS=${TESTS:-"hertz_mindlin or user_law or periodic or bonds or cylinder or checkpoint or sensors or refuses or switched or blow or prefix or wrap"}
+TESTS=${TESTS:-"hertz_mindlin or user_law or periodic or bonds or cylinder or checkpoint or sensors or refuses or switched or blow or prefix or wrap or stored or stays or watchdog"}
 timeout "${TEST_SECONDS:-210}" "$PY" -m pytest -q -n 4 -p no:cacheprovider tests/test_gpu.py -k "$TESTS" 2>&1 \
     | tee "$OUT/tests.log" || status=1
 # shellcheck disable=SC2086

@@ -14,11 +14,11 @@ import numpy as np
 from ..errors import ContactlabError, LawError
 from ..gpu import backend
 from . import gpu_neighbors as gn
-from . import gpu_numbers
+from . import gpu_numbers, gpu_order
 from .codegen import gpu_kernel_module
 from .launch import launch
 
-__all__ = ["compile_step_ptx", "compile_neighbour_ptx", "compile_numbers_ptx", "device_types"]
+__all__ = ["compile_step_ptx", "compile_neighbour_ptx", "compile_numbers_ptx", "compile_order_ptx", "device_types"]
 
 
 def _device_like(x):
@@ -82,14 +82,15 @@ def compile_neighbour_ptx(cc=(9, 0)) -> dict:
 
     build = gn.Build(arr(f64, 2), arr(f64), arr(np.bool_), arr(f64, 2), arr(f64), arr(f64), arr(np.int64),
                      arr(i32), arr(i32), arr(f64, 2), arr(f64, 2), arr(f64, 2), arr(u8), arr(f64, 2), arr(u32),
-                     arr(u32), arr(u32), arr(u32), arr(f64))
+                     arr(u32), arr(u32), arr(u32), arr(f64), arr(i32), arr(i32))
     wrap = gn.Wrap(arr(f64, 2), arr(f64, 2), arr(f64, 2), arr(np.int64, 2), arr(f64), arr(f64), arr(np.bool_),
                    arr(f64))
-    union = gn.Union(arr(u32), arr(u32), arr(u32), arr(u32), arr(f64, 2), arr(u32), arr(u32), arr(u32))
+    union = gn.Union(arr(u32), arr(u32), arr(u32), arr(u32), arr(f64, 2), arr(u32), arr(u32), arr(u32), arr(i32),
+                     arr(i32))
     switched_off = gn.Filter(arr(u32), arr(u32), arr(np.uint16), arr(np.uint16), arr(u8, 2), arr(np.int64),
-                             arr(u32), arr(u32), arr(u32))
+                             arr(u32), arr(u32), arr(u32), arr(i32), arr(i32))
     carry = gn.Carry(arr(u32), arr(u32), arr(u32), arr(u32), arr(f64, 2), arr(f64, 2), arr(i8), arr(f64, 2),
-                     arr(f64, 2), arr(i8))
+                     arr(f64, 2), arr(i8), arr(i32), arr(i32))
     t = numba.typeof
     i64, f, b1 = numba.int64, numba.float64, numba.boolean
     keys = numba.int64[::1]
@@ -106,6 +107,8 @@ def compile_neighbour_ptx(cc=(9, 0)) -> dict:
         "_drop_switched_off": (i64, i64, b1, t(switched_off)),
         "_wrap": (i64, i64, t(wrap)), "_join_bonds": (i64, i64, b1, t(union)), "_carry": (i64, t(carry)),
         "_copy_rows": (i64, t((arr(f64, 2), arr(f64, 2)))),
+        "_to_storage": (i64, i64, numba.int32[::1], numba.uint32[::1]),
+        "_sort_by_owner": (i64, i64, t((arr(u32), arr(u32), arr(u32), arr(i32)))),
     }
     return {name: backend.compile_ptx(getattr(gn, name.split()[0]).py_func, sig, cc)
             for name, sig in signatures.items()}
@@ -129,4 +132,20 @@ def compile_numbers_ptx(cc=(9, 0)) -> dict:
         for name, (images, cell) in cells.items():
             sig = (numba.int64, numba.float64, numba.typeof(sums), images, cell, numba.float64[:, ::1])
             out[name] = backend.compile_ptx(gpu_numbers._sums.py_func, sig, cc)
+    return out
+
+
+def compile_order_ptx(cc=(9, 0)) -> dict:
+    """PTX of the spatial sort's kernels (:mod:`contactlab.engine.gpu_order`) for compute
+    capability ``cc``: the gathers for the records' dtypes (1-D and 2-D) and the rank."""
+    if backend.cuda is None or backend.simulated():
+        raise ContactlabError("the GPU compiler needs numba-cuda outside its simulator")
+    items = numba.int32[::1]
+    out = {"_rank": backend.compile_ptx(gpu_order._rank.py_func, (numba.int64, items, items), cc)}
+    for dtype in (numba.float64, numba.float32, numba.boolean, numba.int64, numba.int32, numba.uint16, numba.uint8):
+        out[f"_gather {dtype}"] = backend.compile_ptx(gpu_order._gather.py_func,
+                                                      (numba.int64, dtype[::1], items, dtype[::1]), cc)
+    for dtype in (numba.float64, numba.float32, numba.int64):
+        out[f"_gather_rows {dtype}"] = backend.compile_ptx(gpu_order._gather_rows.py_func,
+                                                           (numba.int64, dtype[:, ::1], items, dtype[:, ::1]), cc)
     return out

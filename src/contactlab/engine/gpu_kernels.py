@@ -32,7 +32,8 @@ a bond event, an overlap beyond the guard, a non-finite value) the kernels after
 the host reads ``control`` and the flags once per batch of steps.  ``per_thread``: bodies per
 thread (1 on a GPU; the simulator runs a few threads of many bodies each, as its threads are
 Python threads); ``order``: the body each thread takes (thread ``t`` body ``order[t]``): the
-bodies' own order, or the cell order of the last neighbour build (``CONTACTLAB_GPU_ORDER=cells``:
+bodies' stored order (by default sorted in space at each rebuild, :mod:`contactlab.engine.gpu_order`),
+or the cell order of the last neighbour build (``CONTACTLAB_GPU_ORDER=cells``:
 threads of a warp then take neighbouring bodies, whose partners overlap).  A body's sums are its
 own thread's in either order, so the results are the same bits.
 """

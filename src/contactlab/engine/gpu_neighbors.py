@@ -17,6 +17,12 @@ candidates, each body's partners sorted, its walls after them) and the same rows
    CPU moves them in place);
 5. the CSR by second body: counts (integer atomics), a prefix sum, slots, each body's pairs sorted.
 
+With the bodies stored in another order than the user's (the spatial sort at each rebuild,
+:mod:`contactlab.engine.gpu_order`, :class:`Relabel`), the scans, the switched-off filter, the bond
+union and the carry see each body by its user index, partners are turned into stored indices at
+the end, and the CSRs by second body and by wall are sorted by their owners' user indices: the
+table is the CPU's table with its bodies renumbered, its rows in storage order.
+
 No floating-point atomics and no order that depends on the threads: the table is the CPU's.  Intact
 bonds stay in the list at any distance (each body's built partners joined with its old bonded
 ones, as the CPU's sorted union).  In a periodic cell the bodies are wrapped first (a thread per
@@ -42,11 +48,12 @@ from ..gpu.backend import cuda, gpu_kernel
 from ..geometry.periodic import CELL_FLOW, CELL_GRADIENT, CELL_LENGTH, CELL_SHEAR
 from ..neighbors.celllist import cell_index, grid_from_bounds, insertion_sort, scan_sphere
 from ..neighbors.periodic_list import check_cell, periodic_grid_from_bounds, scan_periodic
+from . import gpu_order
 from .cell_motion import mark_built, shear_offset_shift, wrap_body
 from .history_match import copy_row, zero_row
 from .layout import INDEX
 
-__all__ = ["DeviceTable", "build_list", "wrap_into_cell", "inclusive_scan", "bucket_sort", "plane_walls", "CHUNK"]
+__all__ = ["DeviceTable", "Relabel", "build_list", "cell_order", "wrap_into_cell", "inclusive_scan", "bucket_sort", "plane_walls", "CHUNK"]
 
 #: elements per thread of a prefix sum's pass; at most this many are scanned by one thread
 CHUNK = 256
@@ -56,19 +63,24 @@ CHUNK = 256
 #: simulator also leaves arrays inside a tuple as they are, so that the CPU's building blocks take them)
 Build = namedtuple("Build", ["pos", "radius", "fixed", "box", "origin", "inv_w", "dims", "cell_start", "items",
                              "sorted_xr", "wall_point", "wall_normal", "wall_kind", "wall_shape", "none", "i_start",
-                             "pair_i", "pair_j", "cell"])
+                             "pair_i", "pair_j", "cell", "labels", "sorted_labels"])
+#: the user's indices of the bodies as stored (``labels``, and ``rank`` its inverse) and, for the
+#: rows carried from the old list, where each body was stored then (``old_of``) and the user's
+#: indices of the old storage (``old_labels``): :mod:`contactlab.engine.gpu_order`
+Relabel = namedtuple("Relabel", ["labels", "rank", "old_of", "old_labels"])
 #: what the wrap of the bodies into a periodic cell moves and books
 Wrap = namedtuple("Wrap", ["pos", "vel", "vel_pred", "images", "cell", "mass", "fixed", "boundary_work"])
 #: the rows carried from the old table to the new one
 Carry = namedtuple("Carry", ["old_start", "old_j", "new_start", "new_j", "old_hist", "old_out", "old_status", "hist",
-                             "out", "status"])
+                             "out", "status", "old_of", "old_labels"])
 #: a counting sort by key (:func:`bucket_sort`)
 Buckets = namedtuple("Buckets", ["keys", "start", "fill", "items"])
 #: the switched-off pairs dropped from the built list (``Simulation.set_active``)
 Filter = namedtuple("Filter", ["built_start", "built_j", "material", "wall_material", "material_active", "keys",
-                               "start", "pair_i", "pair_j"])
+                               "start", "pair_i", "pair_j", "labels", "rank"])
 #: the built list joined with the old list's intact bonds (kept at any distance)
-Union = namedtuple("Union", ["built_start", "built_j", "old_start", "old_j", "old_hist", "start", "pair_i", "pair_j"])
+Union = namedtuple("Union", ["built_start", "built_j", "old_start", "old_j", "old_hist", "start", "pair_i", "pair_j",
+                             "old_of", "old_labels"])
 
 
 # ------------------------------------------------------------------ prefix sums
@@ -203,14 +215,18 @@ def _copy_sorted(per, b):
         sorted_xr[q, 1] = pos[p, 1]
         sorted_xr[q, 2] = pos[p, 2]
         sorted_xr[q, 3] = -b.radius[p] if b.fixed[p] else b.radius[p]
+        b.sorted_labels[q] = b.labels[p]
 
 
 @gpu_kernel
 def _scan_pairs(per, reach, skin, write, b, cell):
     """Count (``write`` False: into ``i_start[i + 1]``) or write (``pair_j``, ``pair_i``) the
     partners of each body by the CPU's per-body scan: ``scan_sphere``, or ``scan_periodic`` by the
-    minimum image.  ``cell``: ``b.cell`` handed as an argument too, so that the branch a None cell
-    does not take compiles away (the scan reads ``b.cell``, which the simulator leaves a plain array)."""
+    minimum image.  The scan sees the bodies by their user indices (``sorted_labels``): it keeps
+    the partners of larger user index, sorted by it, and writes those indices (turned into
+    storage indices after the rows are carried); the CSR is by stored body.  ``cell``: ``b.cell``
+    handed as an argument too, so that the branch a None cell does not take compiles away (the
+    scan reads ``b.cell``, which the simulator leaves a plain array)."""
     items = b.items
     n = items.shape[0]
     out = b.pair_j if write else b.none
@@ -219,11 +235,11 @@ def _scan_pairs(per, reach, skin, write, b, cell):
         i = items[q]
         base = b.i_start[i] if write else 0
         if cell is None:
-            count = scan_sphere(q, b.cell_start, items, b.sorted_xr, b.origin, b.inv_w, b.dims, skin, b.wall_point,
-                                b.wall_normal, b.wall_kind, b.wall_shape, n, out, base)
+            count = scan_sphere(q, b.cell_start, b.sorted_labels, b.sorted_xr, b.origin, b.inv_w, b.dims, skin,
+                                b.wall_point, b.wall_normal, b.wall_kind, b.wall_shape, n, out, base)
         else:
-            count = scan_periodic(q, b.cell_start, items, b.sorted_xr, b.dims, b.origin, b.inv_w, reach, skin, b.cell,
-                                  b.wall_point, b.wall_normal, b.wall_kind, b.wall_shape, n, out, base)
+            count = scan_periodic(q, b.cell_start, b.sorted_labels, b.sorted_xr, b.dims, b.origin, b.inv_w, reach, skin,
+                                  b.cell, b.wall_point, b.wall_normal, b.wall_kind, b.wall_shape, n, out, base)
         if write:
             for k in range(base, base + count):
                 b.pair_i[k] = i
@@ -235,7 +251,8 @@ def _scan_pairs(per, reach, skin, write, b, cell):
 def _drop_switched_off(per, n_bodies, write, f):
     """Count (``write`` False: into ``start[i + 1]``) or write each body's built partners that are
     not switched off: by their materials (``material_active``) or as a pair (``keys``, sorted
-    ``i * n_bodies + j``; a binary search): the CPU's ``filter_pairs``, per body."""
+    ``i * n_bodies + j`` of user indices; a binary search): the CPU's ``filter_pairs``, per body
+    (``i`` stored, its partners ``j`` as user indices)."""
     n_s = f.material.shape[0]
     n_keys = f.keys.shape[0]
     i0 = cuda.grid(1) * per
@@ -244,10 +261,10 @@ def _drop_switched_off(per, n_bodies, write, f):
         count = 0
         for k in range(f.built_start[i], f.built_start[i + 1]):
             j = f.built_j[k]
-            mj = f.material[j] if j < n_s else f.wall_material[j - n_s]
+            mj = f.material[f.rank[j]] if j < n_s else f.wall_material[j - n_s]
             keep = f.material_active[f.material[i], mj] != 0
             if keep and n_keys > 0:
-                key = i * n_bodies + j
+                key = f.labels[i] * n_bodies + j
                 lo = 0
                 hi = n_keys
                 while lo < hi:
@@ -270,26 +287,33 @@ def _drop_switched_off(per, n_bodies, write, f):
 def _join_bonds(per, bond_column, write, u):
     """Count (``write`` False: into ``start[i + 1]``) or write each body's partners: its built ones
     and its old partners whose bond is intact (bond state > 0), merged (both sorted) without
-    repeats: the CPU's sorted union of the built and the kept pairs."""
+    repeats: the CPU's sorted union of the built and the kept pairs (``i`` stored now, at
+    ``old_of[i]`` in the old list; partners compared and written as user indices)."""
+    n_s = u.old_labels.shape[0]
     i0 = cuda.grid(1) * per
     for i in range(i0, min(i0 + per, u.built_start.shape[0] - 1)):
         a = u.built_start[i]
         a_end = u.built_start[i + 1]
-        s = u.old_start[i]
-        s_end = u.old_start[i + 1]
+        s = u.old_start[u.old_of[i]]
+        s_end = u.old_start[u.old_of[i] + 1]
         k = u.start[i] if write else 0
         count = 0
         while a < a_end or s < s_end:
             if s < s_end and u.old_hist[s, bond_column] <= 0.0:
                 s += 1
                 continue
-            if s >= s_end or (a < a_end and u.built_j[a] <= u.old_j[s]):
+            old_j = 0
+            if s < s_end:
+                old_j = u.old_j[s]
+                if old_j < n_s:
+                    old_j = u.old_labels[old_j]
+            if s >= s_end or (a < a_end and u.built_j[a] <= old_j):
                 j = u.built_j[a]
-                if s < s_end and u.old_j[s] == j:
+                if s < s_end and old_j == j:
                     s += 1
                 a += 1
             else:
-                j = u.old_j[s]
+                j = old_j
                 s += 1
             if write:
                 u.pair_j[k + count] = j
@@ -338,20 +362,57 @@ def wrap_into_cell(bodies, books, bounds, images, radius, skin: float, time: flo
 def _carry(per, c):
     """Each new pair's rows from the same pair ``(i, j)`` of the old list (zero for a new pair),
     found by walking body ``i``'s old and new partners side by side (both sorted; the CPU's
-    :func:`~contactlab.engine.history_match.carry_rows`, into new arrays)."""
+    :func:`~contactlab.engine.history_match.carry_rows`, into new arrays; body ``i`` stored at
+    ``old_of[i]`` in the old list, partners compared as user indices)."""
     old_start, old_j, new_start, new_j = c.old_start, c.old_j, c.new_start, c.new_j
+    n_s = c.old_labels.shape[0]
     i0 = cuda.grid(1) * per
     for i in range(i0, min(i0 + per, new_start.shape[0] - 1)):
-        s = old_start[i]
-        s_end = old_start[i + 1]
+        s = old_start[c.old_of[i]]
+        s_end = old_start[c.old_of[i] + 1]
         for k in range(new_start[i], new_start[i + 1]):
             j = new_j[k]
-            while s < s_end and old_j[s] < j:
+            while s < s_end and _user_index(old_j[s], c.old_labels, n_s) < j:
                 s += 1
-            if s < s_end and old_j[s] == j:
+            if s < s_end and _user_index(old_j[s], c.old_labels, n_s) == j:
                 copy_row(c.old_hist, c.old_out, c.old_status, s, c.hist, c.out, c.status, k)
             else:
                 zero_row(k, c.hist, c.out, c.status)
+
+
+@cuda.jit(device=True)
+def _user_index(j, labels, n_s):
+    """A stored partner ``j`` as the user's index (a wall's ``n_s + w`` as it is)."""
+    return labels[j] if j < n_s else j
+
+
+@gpu_kernel
+def _to_storage(per, n_s, rank, pair_j):
+    """Each pair's partner from the user's index to where it is stored (walls as they are)."""
+    k0 = cuda.grid(1) * per
+    for k in range(k0, min(k0 + per, pair_j.shape[0])):
+        j = pair_j[k]
+        if j < n_s:
+            pair_j[k] = rank[j]
+
+
+@gpu_kernel
+def _sort_by_owner(per, n_segments, arrays):
+    """Each segment ``rows[start[s]:start[s + 1]]`` (pair indices) sorted by the user index of the
+    pair's owner, ``labels[pair_i[row]]`` (the CPU's order of these rows: by owner), an insertion
+    sort (a body is the second of a few pairs)."""
+    start, rows, pair_i, labels = arrays
+    s0 = cuda.grid(1) * per
+    for s in range(s0, min(s0 + per, n_segments)):
+        lo = start[s]
+        for a in range(lo + 1, start[s + 1]):
+            v = rows[a]
+            key = labels[pair_i[v]]
+            b = a - 1
+            while b >= lo and labels[pair_i[rows[b]]] > key:
+                rows[b + 1] = rows[b]
+                b -= 1
+            rows[b + 1] = v
 
 
 @gpu_kernel
@@ -391,25 +452,19 @@ def _host_int(device, index: int) -> int:
     return int(tmp[0])
 
 
-def build_list(bodies, bounds, table, skin: float, max_radius: float, walls, bond_column: int = -1,
-               cell=None, n_boundary: int = -1, exclusions=None) -> DeviceTable:
-    """The new list around the device positions ``bodies.pos`` and the rows carried from the device
-    table ``table`` (the kernels' Table record); the build reference (``table.ref_pos``,
-    ``bounds.wall_ref``) written.  ``walls = (wall_kind, wall_shape)`` device arrays (the cylinder
-    walls' kinds and shapes, zeros for planes); ``max_radius``: the largest radius, m;
-    ``bond_column``: the history column of the law's bond state (-1: no bonds), whose intact
-    bonds stay in the list at any distance; ``cell``: the host copy of the periodic cell (after
-    :func:`wrap_into_cell`; None: no cell), pairs then by their minimum image; ``n_boundary``: the
-    walls and mesh triangles whose CSR of pairs (servo control) is made too (-1: none);
-    ``exclusions``: the switched-off pairs (:class:`~contactlab.neighbors.exclusions.Exclusions`,
-    host; None or nothing off: none), dropped from the built pairs before the bonds join."""
-    pos = bodies.pos
+def cell_order(pos, radius, fixed, skin: float, max_radius: float, cell=None):
+    """The bodies in the order of their cells on the grid a build around ``pos`` makes
+    (:func:`build_list`'s first two passes): a device array of stored indices, increasing
+    within a cell (the spatial sort's permutation, :mod:`contactlab.engine.gpu_order`)."""
+    return _cells(pos, radius, fixed, skin, max_radius, cell)[1]
+
+
+def _cells(pos, radius, fixed, skin: float, max_radius: float, cell):
+    """The grid around the device positions and the bodies sorted into its cells:
+    ``(Build record, items, reach)``."""
     n = pos.shape[0]
     per, blocks, threads = _shape(n)
-    zeros = backend.device_zeros
-    # 1. the grid, from the bounding box
-    b = Build(pos, bodies.radius, bodies.fixed, backend.to_device(np.array([[np.inf] * 3, [-np.inf] * 3])),
-              *([None] * 15))
+    b = Build(pos, radius, fixed, backend.to_device(np.array([[np.inf] * 3, [-np.inf] * 3])), *([None] * 17))
     _bounds[blocks, threads](per, b)
     box = np.zeros((2, 3))
     backend.to_host(b.box, box)
@@ -420,17 +475,41 @@ def build_list(bodies, bounds, table, skin: float, max_radius: float, walls, bon
     else:
         origin, inv_w, dims = periodic_grid_from_bounds(box[0], box[1], cell, reach, max(8 * n, 4096))
     dims = np.ascontiguousarray(dims, dtype=np.int64)
-    wall_kind, wall_shape = walls
     b = b._replace(origin=backend.to_device(np.ascontiguousarray(origin, dtype=np.float64)),
-                   inv_w=backend.to_device(np.ascontiguousarray(inv_w, dtype=np.float64)), dims=backend.to_device(dims),
-                   cell=bounds.cell, sorted_xr=zeros((n, 4), np.float64), wall_point=bounds.wall_point,
-                   wall_normal=bounds.wall_normal, wall_kind=wall_kind, wall_shape=wall_shape, none=zeros(0, INDEX),
-                   i_start=zeros(n + 1, INDEX))
-    # 2. bodies into cells, increasing within a cell
-    keys = zeros(n, np.int64)
+                   inv_w=backend.to_device(np.ascontiguousarray(inv_w, dtype=np.float64)), dims=backend.to_device(dims))
+    keys = backend.device_zeros(n, np.int64)
     _cell_keys[blocks, threads](per, b, keys)
     cell_start, items = bucket_sort(keys, int(np.prod(dims)), np.int32, np.int32)
-    b = b._replace(cell_start=cell_start, items=items)
+    return b._replace(cell_start=cell_start, items=items), items, reach
+
+
+def build_list(bodies, bounds, table, skin: float, max_radius: float, walls, bond_column: int = -1,
+               cell=None, n_boundary: int = -1, exclusions=None, relabel: Relabel | None = None) -> DeviceTable:
+    """The new list around the device positions ``bodies.pos`` and the rows carried from the device
+    table ``table`` (the kernels' Table record); the build reference (``table.ref_pos``,
+    ``bounds.wall_ref``) written.  ``walls = (wall_kind, wall_shape)`` device arrays (the cylinder
+    walls' kinds and shapes, zeros for planes); ``max_radius``: the largest radius, m;
+    ``bond_column``: the history column of the law's bond state (-1: no bonds), whose intact
+    bonds stay in the list at any distance; ``cell``: the host copy of the periodic cell (after
+    :func:`wrap_into_cell`; None: no cell), pairs then by their minimum image; ``n_boundary``: the
+    walls and mesh triangles whose CSR of pairs (servo control) is made too (-1: none);
+    ``exclusions``: the switched-off pairs (:class:`~contactlab.neighbors.exclusions.Exclusions`,
+    host; None or nothing off: none), dropped from the built pairs before the bonds join;
+    ``relabel``: the user's indices of the stored bodies and where they were stored at the old
+    list's build (:class:`Relabel`; None: stored in the user's order, then and now)."""
+    pos = bodies.pos
+    n = pos.shape[0]
+    per, blocks, threads = _shape(n)
+    zeros = backend.device_zeros
+    if relabel is None:
+        same = gpu_order.identity(n)
+        relabel = Relabel(same, same, same, same)
+    # 1. the grid, from the bounding box; 2. bodies into cells, increasing within a cell
+    b, items, reach = _cells(pos, bodies.radius, bodies.fixed, skin, max_radius, cell)
+    wall_kind, wall_shape = walls
+    b = b._replace(cell=bounds.cell, sorted_xr=zeros((n, 4), np.float64), wall_point=bounds.wall_point,
+                   wall_normal=bounds.wall_normal, wall_kind=wall_kind, wall_shape=wall_shape, none=zeros(0, INDEX),
+                   i_start=zeros(n + 1, INDEX), labels=relabel.labels, sorted_labels=zeros(n, gpu_order.LABEL))
     _copy_sorted[blocks, threads](per, b)
     # 3. partners counted, the CSR by first body, partners written
     _scan_pairs[blocks, threads](per, reach, float(skin), False, b, b.cell)
@@ -440,7 +519,7 @@ def build_list(bodies, bounds, table, skin: float, max_radius: float, walls, bon
     if exclusions is not None and exclusions.any:
         f = Filter(b.i_start, b.pair_j, bodies.material, bounds.wall_material,
                    backend.to_device(exclusions.material_active), backend.to_device(exclusions.keys),
-                   zeros(n + 1, INDEX), None, None)
+                   zeros(n + 1, INDEX), None, None, relabel.labels, relabel.rank)
         _drop_switched_off[blocks, threads](per, np.int64(exclusions.n_bodies), False, f)
         n_pairs, pair_i, pair_j = _partner_arrays(f.start, n)
         f = f._replace(pair_i=pair_i, pair_j=pair_j)
@@ -448,7 +527,8 @@ def build_list(bodies, bounds, table, skin: float, max_radius: float, walls, bon
         b = b._replace(i_start=f.start, pair_i=f.pair_i, pair_j=f.pair_j)
     if bond_column >= 0:
         # the intact bonds kept: the built list joined with them, per body
-        u = Union(b.i_start, b.pair_j, table.i_start, table.pair_j, table.hist, zeros(n + 1, INDEX), None, None)
+        u = Union(b.i_start, b.pair_j, table.i_start, table.pair_j, table.hist, zeros(n + 1, INDEX), None, None,
+                  relabel.old_of, relabel.old_labels)
         _join_bonds[blocks, threads](per, bond_column, False, u)
         n_pairs, pair_i, pair_j = _partner_arrays(u.start, n)
         u = u._replace(pair_i=pair_i, pair_j=pair_j)
@@ -458,17 +538,24 @@ def build_list(bodies, bounds, table, skin: float, max_radius: float, walls, bon
     rows = max(n_pairs, 1)
     c = Carry(table.i_start, table.pair_j, b.i_start, b.pair_j, table.hist, table.out, table.status,
               zeros((rows, table.hist.shape[1]), np.float64), zeros((rows, table.out.shape[1]), np.float64),
-              zeros(rows, np.int8))
+              zeros(rows, np.int8), relabel.old_of, relabel.old_labels)
     _carry[blocks, threads](per, c)
-    # 5. the CSR by second body and, for servo control, by wall (the CPU's transpose_pairs, boundary_pairs)
+    # the partners from the user's indices to where they are stored
     k_per, k_blocks, k_threads = _shape(n_pairs)
+    _to_storage[k_blocks, k_threads](k_per, n, relabel.rank, b.pair_j[:n_pairs])
+    # 5. the CSR by second body and, for servo control, by wall (the CPU's transpose_pairs, boundary_pairs)
+    # (each CSR's rows in the order of their owners' user indices, as the CPU's rows are)
     keys = zeros(n_pairs, np.int64)
     _pair_keys[k_blocks, k_threads](k_per, 0, n, b.pair_j[:n_pairs], keys)
     j_start, j_pairs = bucket_sort(keys, n, INDEX, INDEX)
+    s_per, s_blocks, s_threads = _shape(n)
+    _sort_by_owner[s_blocks, s_threads](s_per, n, (j_start, j_pairs, b.pair_i, relabel.labels))
     bound_start = bound_pairs = None
     if n_boundary >= 0:
         _pair_keys[k_blocks, k_threads](k_per, n, n + n_boundary, b.pair_j[:n_pairs], keys)
         bound_start, bound_pairs = bucket_sort(keys, n_boundary, np.int64, INDEX)
+        w_per, w_blocks, w_threads = _shape(max(n_boundary, 1))
+        _sort_by_owner[w_blocks, w_threads](w_per, n_boundary, (bound_start, bound_pairs, b.pair_i, relabel.labels))
     # the build reference
     _copy_rows[blocks, threads](per, (pos, table.ref_pos))
     w_per, w_blocks, w_threads = _shape(max(bounds.wall_point.shape[0], 1))

@@ -20,6 +20,10 @@ arrays.  One call of :meth:`advance`:
    or in the middle of a step, as after the CPU's call -- at once outside a run, and inside one
    (:meth:`resident`) only when the host reads it (:meth:`to_host`).
 
+At each neighbour-list rebuild on the device the bodies' arrays are permuted into the build's
+cell order (:mod:`contactlab.engine.gpu_order`); the copy back puts every array into the user's
+order and the table into the CPU's layout.
+
 Inside a run the state reaches the host only where something reads it: a reporter's or sensor's
 step, user code (a progress callable), a flag only the host handles, the stability bound's refresh
 (every 20 watchdog checks), the end of the run.  The watchdog's energy terms, the speed check and
@@ -37,9 +41,9 @@ import numpy as np
 
 from ..errors import LawError
 from ..gpu import DeviceError, backend
-from . import layout
+from . import gpu_order, layout
 from .codegen import gpu_kernel_module
-from .gpu_neighbors import build_list, plane_walls, wrap_into_cell
+from .gpu_neighbors import Relabel, build_list, cell_order, plane_walls, wrap_into_cell
 from .gpu_numbers import RunNumbers, Sums, numbers
 from .launch import launch
 from .stepper import Stepper
@@ -85,6 +89,13 @@ class GpuStepper(Stepper):
         #: the run numbers of the device's state (:meth:`run_numbers`), by (step, dt)
         self._numbers = None
         self._inertia = None
+        #: the bodies' storage on the device (:mod:`contactlab.engine.gpu_order`): the user's index of
+        #: the body stored at each row (None: the user's order, as uploaded), and the host arrays
+        #: copied back row by row into the user's order
+        self._labels = None
+        self._per_body: set = set()
+        #: the (device, host) pairs of the current call (a permutation swaps the device arrays)
+        self._copies: list = []
         self._gpu_kernels()
 
     def device_rebuild_possible(self) -> bool:
@@ -146,7 +157,8 @@ class GpuStepper(Stepper):
             bodies, books, bounds, table, run = self._device
             if self._inertia is None or self._inertia[0] is not self.model.inertia:
                 self._inertia = (self.model.inertia, backend.to_device(np.ascontiguousarray(self.model.inertia)))
-            s = Sums(bodies.vel, bodies.angvel, bodies.pos, bodies.mass, self._inertia[1], bodies.radius, bodies.fixed,
+            inertia = self._inertia[1] if self._labels is None else gpu_order.gather(self._inertia[1], self._labels)
+            s = Sums(bodies.vel, bodies.angvel, bodies.pos, bodies.mass, inertia, bodies.radius, bodies.fixed,
                      bounds.gravity, books.dissipated, books.diss_terms, books.damping_work, books.boundary_work,
                      table.status, table.out)
             self._numbers = (key, numbers(s, self._images, bounds.cell, self.table.n_pairs, dt))
@@ -246,8 +258,16 @@ class GpuStepper(Stepper):
             cell = wrap_into_cell(bodies, books, bounds, self._images, self.model.radius, self.table.skin,
                                   self.state.time_at(step, dt), step)
         t = self.table
-        built = build_list(bodies, bounds, table, t.skin, float(self.model.radius.max()), walls, t.bond_column, cell,
-                           t.n_bodies - t.n_spheres if t.track_boundaries else -1, self.exclusions)
+        max_radius = float(self.model.radius.max())
+        relabel = None
+        if backend.BODY_ORDER == "sorted":
+            # the spatial sort: the bodies stored in this build's cell order from now on
+            items = cell_order(bodies.pos, bodies.radius, bodies.fixed, t.skin, max_radius, cell)
+            old_labels = self._labels if self._labels is not None else gpu_order.identity(bodies.pos.shape[0])
+            bodies, books, bounds, table, run = self._permute((bodies, books, bounds, table, run), items)
+            relabel = Relabel(self._labels, gpu_order.rank_of(self._labels), items, old_labels)
+        built = build_list(bodies, bounds, table, t.skin, max_radius, walls, t.bond_column, cell,
+                           t.n_bodies - t.n_spheres if t.track_boundaries else -1, self.exclusions, relabel)
         if built.bound_start is not None:
             bounds = bounds._replace(servo=bounds.servo._replace(pair_i=built.pair_i, bound_start=built.bound_start,
                                                                  bound_pairs=built.bound_pairs))
@@ -256,18 +276,86 @@ class GpuStepper(Stepper):
                                j_pairs=built.j_pairs, hist=built.hist, out=built.out, status=built.status)
         return bodies, books, bounds, table, run
 
-    @staticmethod
-    def download(copies) -> None:
-        """Copy the device's writable arrays back into the host arrays they came from."""
+    def _permute(self, device, items):
+        """The records (and the image counters) with every per-body array gathered by ``items``
+        (``new[q] = old[items[q]]``, :func:`contactlab.engine.gpu_order.permuted`), the labels
+        following; the pairs to copy back point at the new arrays."""
+        n = device[0].pos.shape[0]
+        memo: dict = {}
+        device = tuple(gpu_order.permuted(r, items, n, memo) for r in device)
+        if self._images is not None:
+            memo[id(self._images)] = (gpu_order.gather(self._images, items), self._images)
+            self._images = memo[id(self._images)][0]
+        labels = self._labels if self._labels is not None else gpu_order.identity(n)
+        self._labels = gpu_order.gather(labels, items)
+        swapped = []
+        for d, h in self._copies:
+            new = memo.get(id(d))
+            if new is not None:
+                self._per_body.add(id(h))
+                d = new[0]
+            swapped.append((d, h))
+        self._copies[:] = swapped
+        return device
+
+    def download(self, copies) -> None:
+        """Copy the device's writable arrays back into the host arrays they came from; with the
+        bodies stored in another order (:mod:`contactlab.engine.gpu_order`), each per-body array
+        row by row into the user's order and the contact table into the CPU's layout."""
+        labels = None
+        if self._labels is not None:
+            labels = np.empty(self._labels.shape[0], dtype=gpu_order.LABEL)
+            backend.to_host(self._labels, labels)
+        t = self.table
+        table_arrays = {id(a): name for name, a in (("pair_i", t.pair_i), ("pair_j", t.pair_j), ("hist", t.hist),
+                                                     ("out", t.out), ("status", t.status), ("i_start", t.i_start),
+                                                     ("j_start", t.j_start), ("j_pairs", t.j_pairs),
+                                                     ("bound_start", t.bound_start),
+                                                     ("bound_pairs", t.bound_pairs)) if a is not None}
+        stored = {}
         for device, host in copies:
             if host.size == 0:
                 continue
-            if host.flags.c_contiguous:
+            if labels is not None and id(host) in table_arrays:
+                stored[table_arrays[id(host)]] = device
+                continue
+            if host.flags.c_contiguous and (labels is None or id(host) not in self._per_body):
                 backend.to_host(device, host)
+                continue
+            tmp = np.empty(host.shape, dtype=host.dtype)
+            backend.to_host(device, tmp)
+            if labels is not None and id(host) in self._per_body:
+                host[labels] = tmp
             else:
-                tmp = np.empty(host.shape, dtype=host.dtype)
-                backend.to_host(device, tmp)
                 host[...] = tmp
+        if stored:
+            self._table_to_host(labels, stored)
+
+    def _table_to_host(self, labels, stored: dict) -> None:
+        """The device's table (storage order) into the host table, in the CPU's layout
+        (:func:`contactlab.engine.gpu_order.user_table`)."""
+        t = self.table
+
+        def host(name):
+            d = stored[name]
+            a = np.empty(d.shape, dtype=d.dtype)
+            backend.to_host(d, a)
+            return a
+
+        n = labels.shape[0]
+        rows = {name: host(name) for name in ("hist", "out", "status")}
+        i_start, pair_i, pair_j, rows, j_start, j_pairs, bound_start, bound_pairs = gpu_order.user_table(
+            n, labels, host("i_start"), host("pair_j"), rows, t.n_pairs,
+            t.n_bodies - t.n_spheres if "bound_start" in stored else -1)   # (the servo walls' CSR if built)
+        p = t.n_pairs
+        t.i_start[...] = i_start
+        t.pair_i[:p], t.pair_j[:p] = pair_i, pair_j
+        t.hist[:p], t.out[:p], t.status[:p] = rows["hist"], rows["out"], rows["status"]
+        t.j_start[...] = j_start
+        t.j_pairs[:len(j_pairs)] = j_pairs
+        if bound_start is not None:
+            t.bound_start[...] = bound_start
+            t.bound_pairs[:len(bound_pairs)] = bound_pairs
 
     # ------------------------------------------------------------------ the step
     def _body_order(self, n: int):
@@ -275,7 +363,7 @@ class GpuStepper(Stepper):
         bodies' own order, or with ``"cells"`` the cell order of the last neighbour build on the
         device (the bodies' own order until there is one)."""
         if backend.BODY_ORDER == "cells" and self._built:
-            self._order = self._built[-1].items
+            self._order = self._built[-1].items   # (stored as uploaded: in the user's order)
         elif self._order is None or self._order.shape[0] != n:
             self._order = backend.to_device(np.arange(n, dtype=np.int32))
         return self._order
@@ -320,6 +408,8 @@ class GpuStepper(Stepper):
             self.to_host()   # (nothing pending here: whatever dropped the kept records brought them back)
             self.uploads += 1
             device, copies = self.upload(self.records())
+            self._labels = None   # uploaded in the user's order
+            self._per_body = set()
             # the image counters of a periodic cell (not read by the step: the wrap at a device
             # rebuild moves them)
             self._images = None
@@ -329,6 +419,7 @@ class GpuStepper(Stepper):
         self._kept = None
         self._built = []
         self._device = device
+        self._copies = copies
         interval = sys.getswitchinterval()
         failed = False
         if backend.simulated():
@@ -440,7 +531,8 @@ def _arrays(x, out: dict) -> dict:
 
 def check_device_memory(host_records, table, resident: dict) -> None:
     """Refuse a scene whose records, with the room a neighbour-list rebuild takes (a second table:
-    new pair indices, history, outputs and status next to the old), exceed the device's free
+    new pair indices, history, outputs and status next to the old; a second copy of the per-body
+    arrays while the spatial sort permutes them), exceed the device's free
     memory: a :class:`~contactlab.gpu.DeviceError` saying how much is needed and how much is
     free, before anything is copied (nothing under the simulator)."""
     free = backend.free_memory()
@@ -450,6 +542,10 @@ def check_device_memory(host_records, table, resident: dict) -> None:
     needed = sum(a.nbytes for key, a in arrays.items() if key not in resident)
     rows = max(table.n_pairs, 1)
     needed += int(1.5 * rows) * (table.hist.shape[1] * 8 + table.out.shape[1] * 8 + 9) + 64 * table.n_spheres
+    if backend.BODY_ORDER == "sorted":
+        # the spatial sort at a rebuild gathers the per-body arrays into new ones before freeing the old
+        n = table.n_spheres
+        needed += sum(a.nbytes for a in arrays.values() if a.ndim >= 1 and a.shape[0] == n)
     if needed > free:
         raise DeviceError(f"this scene needs about {needed / 1e9:.3g} GB on the GPU ({table.n_spheres} bodies, "
                           f"{table.n_pairs} candidate pairs, with room for a neighbour-list rebuild); "

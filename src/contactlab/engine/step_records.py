@@ -33,7 +33,7 @@ from collections import namedtuple
 from functools import lru_cache
 
 __all__ = ["Bodies", "Books", "Boundaries", "Table", "Run", "Shapes", "Rigid", "Clumps", "Cylinders", "Servo",
-           "Meshes", "MeshMotion", "build", "fields_of"]
+           "Meshes", "MeshMotion", "build", "fields_of", "per_body_fields"]
 
 
 def _record(name: str, doc: str, fields: list[tuple[str, str, str]]):
@@ -180,6 +180,20 @@ Run = _record("Run", "The run's options and flags.", [
 def fields_of(record) -> tuple[str, ...]:
     """The field names of a record type (its declaration above is the only list of them)."""
     return record._fields
+
+
+@lru_cache(maxsize=None)
+def per_body_fields(record) -> tuple[str, ...]:
+    """The fields of a record type that hold one row per body (declared ``(N,)`` or ``(N, ...)``
+    above): what a permutation of the bodies permutes (:mod:`contactlab.engine.gpu_order`)."""
+    doc = record.__doc__
+    out = []
+    for field in record._fields:
+        line = doc[doc.index(f"* ``{field}`` ("):]
+        meaning = line[line.index("): ") + 3:]
+        if meaning.startswith("(N,") or meaning.startswith("(N)"):
+            out.append(field)
+    return tuple(out)
 
 
 def _getter(path: str):

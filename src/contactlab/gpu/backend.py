@@ -46,13 +46,17 @@ else:  # pragma: no cover - the CPU install
 #: arithmetic, not memory, bounds a kernel; results then differ from the CPU's in the last bits)
 ALLOW_FMA = os.environ.get("CONTACTLAB_GPU_FMA", "0") == "1"
 
-#: the body each thread of the per-body kernels takes: ``"bodies"`` (default: thread ``t`` body
-#: ``t``) or ``"cells"`` (the cell order of the last neighbour build, ``CONTACTLAB_GPU_ORDER=cells``:
-#: a warp's threads take neighbouring bodies); the same bits either way, an A/B for a GPU profile
-BODY_ORDER = os.environ.get("CONTACTLAB_GPU_ORDER", "bodies")
-if BODY_ORDER not in ("bodies", "cells"):
-    raise ValueError(f"CONTACTLAB_GPU_ORDER must be 'bodies' or 'cells', got {BODY_ORDER!r}")
-
+#: how the bodies sit in the device's memory and which each thread takes:
+#: ``"sorted"`` (default): at every neighbour-list rebuild on the device the bodies' arrays are
+#: permuted into the build's cell order (a spatial sort: a warp's threads take neighbouring bodies,
+#: stored side by side), thread ``t`` taking the body stored at ``t``; every output comes back in
+#: the user's order, and pair ownership and every sum follow the user's index, so the results are
+#: the CPU's bits (:mod:`contactlab.engine.gpu_order`).  ``"bodies"``: the user's order, not
+#: permuted; ``"cells"``: the user's order in memory, threads in the last build's cell order.  The
+#: same bits in all three (tested): ``CONTACTLAB_GPU_ORDER`` is an A/B for a GPU profile.
+BODY_ORDER = os.environ.get("CONTACTLAB_GPU_ORDER", "sorted")
+if BODY_ORDER not in ("sorted", "bodies", "cells"):
+    raise ValueError(f"CONTACTLAB_GPU_ORDER must be 'sorted', 'bodies' or 'cells', got {BODY_ORDER!r}")
 
 def simulated() -> bool:
     """Whether the kernels run under numba-cuda's simulator (``NUMBA_ENABLE_CUDASIM=1``)."""
