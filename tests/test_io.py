@@ -252,3 +252,21 @@ def test_default_scene_is_valid():
 
     spec = load_scene_file(default_scene_path())
     assert spec.scene.n_spheres == 10000 and spec.scene.n_walls == 5 and spec.duration > 0
+
+
+def test_progress_takes_the_documented_callable_and_draws_the_bar(glass, capsys):
+    """``run(progress=f)`` calls ``f(sim, steps_done, steps_total, wall_seconds)`` -- the four
+    arguments the docstring names, nothing more -- after each chunk, the last with the run done;
+    ``progress=True`` draws the bar on stderr, ending at 100 % with a newline."""
+    sim = cl.Simulation(_small_scene(glass), cl.models.HertzMindlin(restitution=0.5, friction=0.5))
+    calls = []
+
+    def report(s, steps_done, steps_total, wall_seconds):
+        calls.append((s.step, steps_done, steps_total, wall_seconds))
+
+    sim.run(steps=300, progress=report)
+    assert calls and calls[-1][1] == calls[-1][2] == 300 and calls[-1][0] == sim.step == 300
+    assert all(c[3] >= 0.0 for c in calls) and [c[1] for c in calls] == sorted(c[1] for c in calls)
+    sim.run(steps=50, progress=True)
+    err = capsys.readouterr().err
+    assert "100.0%" in err and "step 50/50" in err and err.endswith("\n")

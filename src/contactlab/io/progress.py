@@ -44,11 +44,17 @@ class ProgressBar:
 
 
 def make_progress(progress):
-    """``None``/``False``: no bar; ``True``: a :class:`ProgressBar`; a callable is used as is."""
+    """``None``/``False``: no bar; ``True``: a :class:`ProgressBar`; a callable
+    ``progress(sim, steps_done, steps_total, wall_seconds)`` is called with those four arguments
+    after each chunk (the bar's closing call, ``final=True``, is the bar's own: the last chunk's
+    call already had ``steps_done == steps_total``)."""
     if progress is None or progress is False:
         return None
     if progress is True:
         return ProgressBar()
     if callable(progress):
-        return progress
+        def call(sim, done: int, total: int, wall: float, final: bool = False) -> None:
+            if not final:
+                progress(sim, done, total, wall)
+        return call
     raise TypeError(f"progress must be True, False, None or a callable, got {progress!r}")
