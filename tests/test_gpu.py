@@ -188,7 +188,11 @@ def test_the_bodies_stored_in_cell_order_on_the_gpu_give_the_cpus_bits_in_the_us
 
     def run(sim):
         rec = sim.record("position", "velocity", sphere=5, every=25)
-        sim.run(steps=200)
+        sim.run(steps=100)
+        # user code between chunks (reads the state: brought back, then uploaded in the user's order)
+        seen = []
+        sim.run(steps=100, progress=lambda s, done, total, wall: seen.append(s.positions[0].copy()))
+        assert seen
         records[sim.device] = np.hstack([rec["position"], rec["velocity"]])
         if sim.device == "cuda" and order == "sorted":
             st = sim.stepper
