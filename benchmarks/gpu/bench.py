@@ -206,7 +206,8 @@ def main(argv=None) -> int:
                         old = results["runs"].get(key)
                         if old is None or row["particle_steps_per_s"] > old["particle_steps_per_s"]:
                             results["runs"][key] = row
-                        print(f"[{rnd + 1}] {kind:8s} N={row['n']:9d} {device:4s} ({order}): "
+                        print(f"[{rnd + 1}] {kind:8s} N={row['n']:9d} {device:4s}"
+                              f"{f' ({order})' if device == 'cuda' else ''}: "
                               f"{row['particle_steps_per_s']:.3g} "
                               f"particle-steps/s ({row['steps']} steps, {row['builds']} rebuilds, first step "
                               f"{row['first_s']:.1f} s)", flush=True)
