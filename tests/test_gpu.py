@@ -34,6 +34,7 @@ ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT / "examples"))
 
 from adhesive_law import elastic_plastic_adhesive  # noqa: E402
+from helpers.range_law import reaching_spring  # noqa: E402
 
 REASON = available()
 pytestmark = pytest.mark.skipif(REASON is not None, reason=f"GPU backend not runnable here: {REASON}")
@@ -134,6 +135,9 @@ SPHERE_LAWS += [
         normal=elastic_plastic_adhesive(loading_stiffness=1e3, unloading_stiffness=5e3, adhesion_stiffness=2e2),
         damping=cl.parts.viscous_damping(coefficient=0.002),
         tangential=cl.parts.coulomb_friction(stiffness=3e2, friction=0.5)), id="user_law_with_history"),
+    # a law that pulls across gaps up to 25 skins: the device's list takes its range too
+    pytest.param(cl.models.Contact(normal=reaching_spring(stiffness=2e3, pull=20.0),
+                                   damping=cl.parts.viscous_damping(coefficient=0.002)), id="user_law_across_a_gap"),
 ]
 
 

@@ -188,8 +188,12 @@ def _classes(contact_model, a, b, c: ActiveContacts, sel, hist) -> np.ndarray:
     bond_col = getattr(contact_model, "bond_field", -1)
     bonded = (hist[:, bond_col] > 0.0) if (hist is not None and bond_col is not None and bond_col >= 0) else \
         np.zeros(len(sel), dtype=bool)
+    # a contact the law keeps across a gap (its interaction range: a negative overlap) is classed by
+    # the size of its gap and probed there
+    overlap = c.overlap[sel]
+    gap = overlap < 0.0
     keys = np.stack([up(c.radius_i[sel]), up(c.radius_j[sel]), up(c.mass_i[sel]), up(c.mass_j[sel]),
-                     up(np.maximum(c.overlap[sel], 1e-300)), bonded.astype(float)], axis=1)
+                     up(np.maximum(np.abs(overlap), 1e-300)), bonded.astype(float), gap.astype(float)], axis=1)
     uniq, inverse = np.unique(keys, axis=0, return_inverse=True)
     rows = np.zeros((len(uniq), len(COLUMNS)))
     for u, k in enumerate(uniq):
@@ -201,7 +205,8 @@ def _classes(contact_model, a, b, c: ActiveContacts, sel, hist) -> np.ndarray:
             inertia_i = c.inertia_i[s] * (corner[2] / c.mass_i[s]) if math.isfinite(corner[2]) else math.inf
             inertia_j = c.inertia_j[s] * (corner[3] / c.mass_j[s]) if math.isfinite(corner[3]) else math.inf
             h = None if hist is None else hist[first]
-            case = PairCase(a, b, corner[0], corner[1], corner[2], corner[3], inertia_i, inertia_j, corner[4], h)
+            at = -corner[4] if k[6] else corner[4]
+            case = PairCase(a, b, corner[0], corner[1], corner[2], corner[3], inertia_i, inertia_j, at, h)
             cache[cache_key] = springs_of(contact_model, case).rows(1)[0]
         rows[u] = cache[cache_key]
     return rows[inverse.reshape(-1)]

@@ -225,7 +225,9 @@ def estimate_contact_springs(model: ContactModel, case: PairCase, *, debug: bool
     cycle up to the case's overlap; the largest tangent stiffness ``k_n = |dF/d delta|`` along it
     is the normal spring.  At that overlap the normal dashpot comes from the force at opposite
     overlap rates, and the tangential, rolling and twisting springs (and dashpots) from tiny
-    increments of displacement and rotation, slow (the spring) and at a rate (the dashpot).
+    increments of displacement and rotation, slow (the spring) and at a rate (the dashpot).  A
+    contact the law keeps across a gap (a negative overlap, within its interaction range) is
+    probed the same way from touching out to its gap.
     """
     kw = dict(radius=case.radius_i, partner_radius=case.radius_j, material=case.material_i,
               partner_material=case.material_j, mass=case.mass_i, partner_mass=case.mass_j, debug=debug)
@@ -249,13 +251,14 @@ def estimate_contact_springs(model: ContactModel, case: PairCase, *, debug: bool
     if k_n <= 0.0:
         return ContactSprings()
     omega = math.sqrt(k_n / m)
-    v = 1e-2 * omega * ref
+    size_of = abs(ref)   # (a contact the law keeps across a gap has a negative overlap)
+    v = 1e-2 * omega * size_of
     tau = 1e-3 / omega
     fp = probe(model, [ref - v * tau, ref, ref + v * tau], dt=tau, chain=False, **kw).normal_force[1]
     fm = probe(model, [ref + v * tau, ref, ref - v * tau], dt=tau, chain=False, **kw).normal_force[1]
     values = {"normal": k_n, "normal_damping": max((fp - fm) / (2.0 * v), 0.0)}
     radius = float(case.radius)
-    u = 1e-9 * ref
+    u = 1e-9 * size_of
     senses = (("tangential", np.array([u, 0.0, 0.0]), "force"),
               ("rolling", np.array([u / radius, 0.0, 0.0]), "couple"),
               ("twisting", np.array([0.0, 0.0, u / radius]), "couple"))
@@ -263,7 +266,8 @@ def estimate_contact_springs(model: ContactModel, case: PairCase, *, debug: bool
         key = "tangential" if sense == "tangential" else "rotation"
         size = float(np.linalg.norm(inc))
         vals = []
-        for step in (slow, size / (1e-2 * omega * ref if sense == "tangential" else 1e-2 * omega * ref / radius)):
+        for step in (slow, size / (1e-2 * omega * size_of if sense == "tangential" else
+                                   1e-2 * omega * size_of / radius)):
             motion = {key: np.stack([np.zeros(3), inc])}
             res = probe(model, [ref, ref], dt=step, chain=True, **motion, **kw)
             out = res.local_force[1] if kind == "force" else res.local_couple[1]

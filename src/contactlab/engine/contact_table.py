@@ -91,6 +91,10 @@ class ContactTable:
         self.n_hist = n_hist
         self.hist_cols = max(n_hist, 1)
         self.skin = float(skin)
+        #: the law's interaction range, m (its ``INTERACTION_RANGE``: the gap up to which it acts; set
+        #: by the stepper): a build takes the pairs within ``skin + law_range``, so that a pair the law
+        #: acts on across a gap is in the list whatever the skin (:attr:`reach`)
+        self.law_range = 0.0
         #: width of ``out`` (:func:`contactlab.engine.layout.out_columns`)
         self.out_columns = int(out_columns)
         self.n_pairs = 0
@@ -115,6 +119,11 @@ class ContactTable:
         """(Re)build the CSR of the pairs by wall or mesh triangle (``bound_start``, ``bound_pairs``)."""
         self.bound_start, self.bound_pairs = boundary_pairs(self.n_spheres, self.n_bodies - self.n_spheres,
                                                             self.n_pairs, self.pair_j)
+
+    @property
+    def reach(self) -> float:
+        """The gap, m, within which a build takes a pair: the skin plus the law's interaction range."""
+        return self.skin + self.law_range
 
     def _empty(self, capacity: int):
         return (np.empty(capacity, dtype=INDEX), np.empty(capacity, dtype=INDEX),
@@ -228,11 +237,11 @@ class ContactTable:
             keep_i = np.concatenate([keep_i, np.asarray(extra_pairs[0], dtype=np.int64)])
             keep_j = np.concatenate([keep_j, np.asarray(extra_pairs[1], dtype=np.int64)])
         if cell is None:
-            _, new_j, n_new, i_start = build_pairs(pos, radius, fixed, self.skin, wall_point, wall_normal, None,
+            _, new_j, n_new, i_start = build_pairs(pos, radius, fixed, self.reach, wall_point, wall_normal, None,
                                                    self.pair_i, walls=walls)
         else:
-            _, new_j, n_new, i_start = build_pairs_periodic(pos, radius, fixed, self.skin, wall_point, wall_normal, None,
-                                                            self.pair_i, cell, walls=walls)
+            _, new_j, n_new, i_start = build_pairs_periodic(pos, radius, fixed, self.reach, wall_point, wall_normal,
+                                                            None, self.pair_i, cell, walls=walls)
         with_triangles = triangles is not None and len(triangles[1])
         with_exclusions = exclusions is not None and exclusions.any
         if not (with_triangles or with_exclusions or clump_of is not None or len(keep_i)):
@@ -240,7 +249,7 @@ class ContactTable:
         new_i = np.empty(new_j.shape[0], dtype=INDEX)
         first_bodies(i_start, new_i, n_blocks(self.n_spheres))
         if with_triangles:
-            ti, tj = triangle_pairs(pos, radius, fixed, self.skin, triangles[0], triangles[1], self.first_triangle)
+            ti, tj = triangle_pairs(pos, radius, fixed, self.reach, triangles[0], triangles[1], self.first_triangle)
             if len(ti):
                 new_i, new_j, n_new, i_start = self._merge(new_i, new_j, n_new, ti, tj)
         if with_exclusions:

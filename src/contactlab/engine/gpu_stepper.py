@@ -255,18 +255,18 @@ class GpuStepper(Stepper):
         cell = None
         if bounds.cell is not None:
             step = self.state.step + done
-            cell = wrap_into_cell(bodies, books, bounds, self._images, self.model.radius, self.table.skin,
+            cell = wrap_into_cell(bodies, books, bounds, self._images, self.model.radius, self.table.reach,
                                   self.state.time_at(step, dt), step)
         t = self.table
         max_radius = float(self.model.radius.max())
         relabel = None
         if backend.BODY_ORDER == "sorted":
             # the spatial sort: the bodies stored in this build's cell order from now on
-            items = cell_order(bodies.pos, bodies.radius, bodies.fixed, t.skin, max_radius, cell)
+            items = cell_order(bodies.pos, bodies.radius, bodies.fixed, t.reach, max_radius, cell)
             old_labels = self._labels if self._labels is not None else gpu_order.identity(bodies.pos.shape[0])
             bodies, books, bounds, table, run = self._permute((bodies, books, bounds, table, run), items)
             relabel = Relabel(self._labels, gpu_order.rank_of(self._labels), items, old_labels)
-        built = build_list(bodies, bounds, table, t.skin, max_radius, walls, t.bond_column, cell,
+        built = build_list(bodies, bounds, table, t.reach, max_radius, walls, t.bond_column, cell,
                            t.n_bodies - t.n_spheres if t.track_boundaries else -1, self.exclusions, relabel)
         if built.bound_start is not None:
             bounds = bounds._replace(servo=bounds.servo._replace(pair_i=built.pair_i, bound_start=built.bound_start,

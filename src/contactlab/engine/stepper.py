@@ -45,7 +45,7 @@ from .servo import empty_rows
 from .cell_motion import mark_built, wrap
 from ..neighbors.periodic_list import check_cell
 
-__all__ = ["Stepper", "ThreadScope", "SHAPE_CONTACT_MODES", "checked_shape_contact"]
+__all__ = ["Stepper", "ThreadScope", "SHAPE_CONTACT_MODES", "checked_shape_contact", "law_range"]
 
 #: how convex non-spherical bodies meet (``Simulation(shape_contact=...)``) -> the kernels' mode
 SHAPE_CONTACT_MODES = {"minkowski": 0, "common_plane": 1, "volume": 2}
@@ -54,6 +54,12 @@ SHAPE_CONTACT_MODES = {"minkowski": 0, "common_plane": 1, "volume": 2}
 #: a table of more bodies than this (of spheres and plane walls) does without the geometry columns
 #: (see :data:`contactlab.engine.layout.SWEEP_BLOCK`, why not fewer)
 COMPACT_ABOVE = layout.SWEEP_BLOCK
+
+
+def law_range(law) -> float:
+    """The gap up to which ``law`` acts, m: its law module's ``INTERACTION_RANGE`` (0: touching
+    pairs only; ``@cl.contact_law(..., interaction_range=...)``, a composite's largest part's)."""
+    return float(getattr(law.law, "INTERACTION_RANGE", 0.0))
 
 
 def checked_shape_contact(shape_contact, law, model) -> str:
@@ -178,6 +184,7 @@ class Stepper:
                                   bond_column=self._bond_column(law), n_triangles=model.n_triangles,
                                   n_meshes=model.n_meshes, out_columns=layout.out_columns(geometry, law.bond_field >= 0))
         self.table.history_layout = self.history_layout
+        self.table.law_range = law_range(law)
         self.flags = np.zeros(layout.N_FLAGS, dtype=np.int64)
         # the velocities predicted to the force time: written by every step's first half before its
         # forces read them, dead between steps (the stability bound borrows them as its work arrays,
@@ -309,7 +316,7 @@ class Stepper:
             # bodies back into the cell (velocity jumps, image counters), the cell's length checked
             wrap(self.cell, s.positions, s.velocities, self.vel_pred, s.images, np.where(m.fixed, 0.0, m.mass),
                  s.boundary_work)
-            check_cell(self.cell, m.radius, self.table.skin, s.time, s.step)
+            check_cell(self.cell, m.radius, self.table.reach, s.time, s.step)
             mark_built(self.cell)
         wall_material = m.wall_material
         if m.n_triangles:

@@ -133,7 +133,8 @@ def contact_law(slot: str = "coupled", *, parameters=(), history=(), pair: Calla
     dissipation_terms : sequence of str
         Names under which the law books its dissipation separately (it then returns a tuple).
     interaction_range : float
-        Gap (m) up to which the engine hands a pair to the law (default 0: touching pairs only).
+        Gap (m) up to which the engine hands a pair to the law (default 0: touching pairs only);
+        the neighbour list takes the pairs within the skin plus this range.
     stability : callable, optional
         ``stability(values, case) -> dt``: the largest stable step (s) for a
         :class:`~contactlab.laws.base.PairCase`.  Default: estimated by probing the law (tangent
