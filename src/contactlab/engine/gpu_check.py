@@ -70,45 +70,52 @@ def compile_step_ptx(sim, cc=(9, 0)) -> str:
     return ptx["pairs"]
 
 
+def _need_compiler() -> None:
+    """The PTX checks need numba-cuda's compiler (libNVVM), which its simulator replaces."""
+    if backend.cuda is None or backend.simulated():
+        raise ContactlabError("the GPU compiler needs numba-cuda outside its simulator")
+
+
+def _empty(dtype, ndim: int = 1) -> np.ndarray:
+    """An empty array of ``dtype`` and ``ndim`` dimensions: a stand-in whose type a kernel argument has."""
+    return np.zeros((0,) * ndim, dtype=dtype)
+
+
 def compile_neighbour_ptx(cc=(9, 0)) -> dict:
     """PTX of every kernel of the device neighbour build (:mod:`contactlab.engine.gpu_neighbors`),
     law-independent, for compute capability ``cc``: ``{kernel name: PTX}``."""
-    if backend.cuda is None or backend.simulated():
-        raise ContactlabError("the GPU compiler needs numba-cuda outside its simulator")
+    _need_compiler()
     f64, i32, u32, i8, u8 = np.float64, np.int32, np.uint32, np.int8, np.uint8
 
-    def arr(dtype, ndim=1):
-        return np.zeros((0,) * ndim, dtype=dtype)
-
-    build = gn.Build(arr(f64, 2), arr(f64), arr(np.bool_), arr(f64, 2), arr(f64), arr(f64), arr(np.int64),
-                     arr(i32), arr(i32), arr(f64, 2), arr(f64, 2), arr(f64, 2), arr(u8), arr(f64, 2), arr(u32),
-                     arr(u32), arr(u32), arr(u32), arr(f64), arr(i32), arr(i32))
-    wrap = gn.Wrap(arr(f64, 2), arr(f64, 2), arr(f64, 2), arr(np.int64, 2), arr(f64), arr(f64), arr(np.bool_),
-                   arr(f64))
-    union = gn.Union(arr(u32), arr(u32), arr(u32), arr(u32), arr(f64, 2), arr(u32), arr(u32), arr(u32), arr(i32),
-                     arr(i32))
-    switched_off = gn.Filter(arr(u32), arr(u32), arr(np.uint16), arr(np.uint16), arr(u8, 2), arr(np.int64),
-                             arr(u32), arr(u32), arr(u32), arr(i32), arr(i32))
-    carry = gn.Carry(arr(u32), arr(u32), arr(u32), arr(u32), arr(f64, 2), arr(f64, 2), arr(i8), arr(f64, 2),
-                     arr(f64, 2), arr(i8), arr(i32), arr(i32))
+    build = gn.Build(_empty(f64, 2), _empty(f64), _empty(np.bool_), _empty(f64, 2), _empty(f64), _empty(f64), _empty(np.int64),
+                     _empty(i32), _empty(i32), _empty(f64, 2), _empty(f64, 2), _empty(f64, 2), _empty(u8), _empty(f64, 2), _empty(u32),
+                     _empty(u32), _empty(u32), _empty(u32), _empty(f64), _empty(i32), _empty(i32))
+    wrap = gn.Wrap(_empty(f64, 2), _empty(f64, 2), _empty(f64, 2), _empty(np.int64, 2), _empty(f64), _empty(f64), _empty(np.bool_),
+                   _empty(f64))
+    union = gn.Union(_empty(u32), _empty(u32), _empty(u32), _empty(u32), _empty(f64, 2), _empty(u32), _empty(u32), _empty(u32), _empty(i32),
+                     _empty(i32))
+    switched_off = gn.Filter(_empty(u32), _empty(u32), _empty(np.uint16), _empty(np.uint16), _empty(u8, 2), _empty(np.int64),
+                             _empty(u32), _empty(u32), _empty(u32), _empty(i32), _empty(i32))
+    carry = gn.Carry(_empty(u32), _empty(u32), _empty(u32), _empty(u32), _empty(f64, 2), _empty(f64, 2), _empty(i8), _empty(f64, 2),
+                     _empty(f64, 2), _empty(i8), _empty(i32), _empty(i32))
     t = numba.typeof
     i64, f, b1 = numba.int64, numba.float64, numba.boolean
     keys = numba.int64[::1]
     signatures = {
-        "_chunk_sums": (i64, t((arr(u32), arr(np.int64)))),
-        "_chunk_scan": (i64, t((arr(u32), arr(np.int64)))),
+        "_chunk_sums": (i64, t((_empty(u32), _empty(np.int64)))),
+        "_chunk_scan": (i64, t((_empty(u32), _empty(np.int64)))),
         "_bounds": (i64, t(build)), "_cell_keys": (i64, t(build), keys), "_copy_sorted": (i64, t(build)),
         "_pair_keys": (i64, i64, i64, numba.uint32[::1], keys),
-        "_count_keys": (i64, t(gn.Buckets(arr(np.int64), arr(i32), arr(i32), arr(i32)))),
-        "_place_keys": (i64, t(gn.Buckets(arr(np.int64), arr(u32), arr(u32), arr(u32)))),
-        "_sort_segments": (i64, i64, t((arr(i32), arr(i32)))),
+        "_count_keys": (i64, t(gn.Buckets(_empty(np.int64), _empty(i32), _empty(i32), _empty(i32)))),
+        "_place_keys": (i64, t(gn.Buckets(_empty(np.int64), _empty(u32), _empty(u32), _empty(u32)))),
+        "_sort_segments": (i64, i64, t((_empty(i32), _empty(i32)))),
         "_scan_pairs": (i64, f, f, b1, t(build._replace(cell=None)), numba.none),
         "_scan_pairs (periodic)": (i64, f, f, b1, t(build), numba.float64[::1]),
         "_drop_switched_off": (i64, i64, b1, t(switched_off)),
         "_wrap": (i64, i64, t(wrap)), "_join_bonds": (i64, i64, b1, t(union)), "_carry": (i64, t(carry)),
-        "_copy_rows": (i64, t((arr(f64, 2), arr(f64, 2)))),
+        "_copy_rows": (i64, t((_empty(f64, 2), _empty(f64, 2)))),
         "_to_storage": (i64, i64, numba.int32[::1], numba.uint32[::1]),
-        "_sort_by_owner": (i64, i64, t((arr(u32), arr(u32), arr(u32), arr(i32)))),
+        "_sort_by_owner": (i64, i64, t((_empty(u32), _empty(u32), _empty(u32), _empty(i32)))),
     }
     return {name: backend.compile_ptx(getattr(gn, name.split()[0]).py_func, sig, cc)
             for name, sig in signatures.items()}
@@ -117,15 +124,11 @@ def compile_neighbour_ptx(cc=(9, 0)) -> dict:
 def compile_numbers_ptx(cc=(9, 0)) -> dict:
     """PTX of the run numbers' pass (:mod:`contactlab.engine.gpu_numbers`) for compute capability
     ``cc``: outside a periodic cell and in one (``{variant: PTX}``)."""
-    if backend.cuda is None or backend.simulated():
-        raise ContactlabError("the GPU compiler needs numba-cuda outside its simulator")
+    _need_compiler()
     f64 = np.float64
 
-    def arr(dtype, ndim=1):
-        return np.zeros((0,) * ndim, dtype=dtype)
-
-    sums = gpu_numbers.Sums(arr(f64, 2), arr(f64, 2), arr(f64, 2), arr(f64), arr(f64), arr(f64), arr(np.bool_),
-                            arr(f64), arr(f64), arr(f64, 2), arr(f64), arr(f64), arr(np.int8), arr(f64, 2))
+    sums = gpu_numbers.Sums(_empty(f64, 2), _empty(f64, 2), _empty(f64, 2), _empty(f64), _empty(f64), _empty(f64), _empty(np.bool_),
+                            _empty(f64), _empty(f64), _empty(f64, 2), _empty(f64), _empty(f64), _empty(np.int8), _empty(f64, 2))
     cells = {"plain": (numba.none, numba.none), "periodic": (numba.int64[:, ::1], numba.float64[::1])}
     out = {}
     with backend.cpu_arithmetic():
@@ -138,8 +141,7 @@ def compile_numbers_ptx(cc=(9, 0)) -> dict:
 def compile_order_ptx(cc=(9, 0)) -> dict:
     """PTX of the spatial sort's kernels (:mod:`contactlab.engine.gpu_order`) for compute
     capability ``cc``: the gathers for the records' dtypes (1-D and 2-D) and the rank."""
-    if backend.cuda is None or backend.simulated():
-        raise ContactlabError("the GPU compiler needs numba-cuda outside its simulator")
+    _need_compiler()
     items = numba.int32[::1]
     out = {"_rank": backend.compile_ptx(gpu_order._rank.py_func, (numba.int64, items, items), cc)}
     for dtype in (numba.float64, numba.float32, numba.boolean, numba.int64, numba.int32, numba.uint16, numba.uint8):

@@ -193,14 +193,14 @@ def bucket_sort(keys, n_keys: int, start_dtype, items_dtype):
     in any order of the threads (the CPU's counting sorts: the cells' bodies, the pairs by second
     body, the pairs by wall)."""
     zeros = backend.device_zeros
-    per, blocks, threads = _shape(keys.shape[0])
+    per, blocks, threads = backend.launch_shape(keys.shape[0])
     bk = Buckets(keys, zeros(n_keys + 1, start_dtype), zeros(max(n_keys, 1), start_dtype), None)
     _count_keys[blocks, threads](per, bk)
     inclusive_scan(bk.start, n_keys + 1)
     total = _host_int(bk.start, n_keys)
     bk = bk._replace(items=zeros(max(total, 1), items_dtype))
     _place_keys[blocks, threads](per, bk)
-    s_per, s_blocks, s_threads = _shape(max(n_keys, 1))
+    s_per, s_blocks, s_threads = backend.launch_shape(max(n_keys, 1))
     _sort_segments[s_blocks, s_threads](s_per, n_keys, (bk.start, bk.items))
     return bk.start, bk.items[:total]
 
@@ -348,7 +348,7 @@ def wrap_into_cell(bodies, books, bounds, images, radius, skin: float, time: flo
     if m != 0:
         cell[CELL_SHEAR] -= m * cell[CELL_LENGTH + int(cell[CELL_FLOW])]
         backend.to_device_into(cell, bounds.cell)
-    per, blocks, threads = _shape(bodies.pos.shape[0])
+    per, blocks, threads = backend.launch_shape(bodies.pos.shape[0])
     _wrap[blocks, threads](per, m, Wrap(bodies.pos, bodies.vel, bodies.vel_pred, images, bounds.cell, bodies.mass,
                                         bodies.fixed, books.boundary_work))
     check_cell(cell, radius, skin, time, step)
@@ -438,13 +438,6 @@ class DeviceTable:
         self.items = items
 
 
-def _shape(n: int):
-    """``(per, blocks, threads)`` for ``n`` items (as the step kernels: gpu_stepper)."""
-    if backend.simulated():
-        return max(1, -(-n // 2)), 1, 2
-    return 1, max(1, -(-n // 128)), 128
-
-
 def _host_int(device, index: int) -> int:
     """One integer of a device array, on the host."""
     tmp = np.zeros(1, dtype=device.dtype)
@@ -463,7 +456,7 @@ def _cells(pos, radius, fixed, skin: float, max_radius: float, cell):
     """The grid around the device positions and the bodies sorted into its cells:
     ``(Build record, items, reach)``."""
     n = pos.shape[0]
-    per, blocks, threads = _shape(n)
+    per, blocks, threads = backend.launch_shape(n)
     b = Build(pos, radius, fixed, backend.to_device(np.array([[np.inf] * 3, [-np.inf] * 3])), *([None] * 17))
     _bounds[blocks, threads](per, b)
     box = np.zeros((2, 3))
@@ -499,7 +492,7 @@ def build_list(bodies, bounds, table, skin: float, max_radius: float, walls, bon
     list's build (:class:`Relabel`; None: stored in the user's order, then and now)."""
     pos = bodies.pos
     n = pos.shape[0]
-    per, blocks, threads = _shape(n)
+    per, blocks, threads = backend.launch_shape(n)
     zeros = backend.device_zeros
     if relabel is None:
         same = gpu_order.identity(n)
@@ -541,24 +534,24 @@ def build_list(bodies, bounds, table, skin: float, max_radius: float, walls, bon
               zeros(rows, np.int8), relabel.old_of, relabel.old_labels)
     _carry[blocks, threads](per, c)
     # the partners from the user's indices to where they are stored
-    k_per, k_blocks, k_threads = _shape(n_pairs)
+    k_per, k_blocks, k_threads = backend.launch_shape(n_pairs)
     _to_storage[k_blocks, k_threads](k_per, n, relabel.rank, b.pair_j[:n_pairs])
     # 5. the CSR by second body and, for servo control, by wall (the CPU's transpose_pairs, boundary_pairs)
     # (each CSR's rows in the order of their owners' user indices, as the CPU's rows are)
     keys = zeros(n_pairs, np.int64)
     _pair_keys[k_blocks, k_threads](k_per, 0, n, b.pair_j[:n_pairs], keys)
     j_start, j_pairs = bucket_sort(keys, n, INDEX, INDEX)
-    s_per, s_blocks, s_threads = _shape(n)
+    s_per, s_blocks, s_threads = backend.launch_shape(n)
     _sort_by_owner[s_blocks, s_threads](s_per, n, (j_start, j_pairs, b.pair_i, relabel.labels))
     bound_start = bound_pairs = None
     if n_boundary >= 0:
         _pair_keys[k_blocks, k_threads](k_per, n, n + n_boundary, b.pair_j[:n_pairs], keys)
         bound_start, bound_pairs = bucket_sort(keys, n_boundary, np.int64, INDEX)
-        w_per, w_blocks, w_threads = _shape(max(n_boundary, 1))
+        w_per, w_blocks, w_threads = backend.launch_shape(max(n_boundary, 1))
         _sort_by_owner[w_blocks, w_threads](w_per, n_boundary, (bound_start, bound_pairs, b.pair_i, relabel.labels))
     # the build reference
     _copy_rows[blocks, threads](per, (pos, table.ref_pos))
-    w_per, w_blocks, w_threads = _shape(max(bounds.wall_point.shape[0], 1))
+    w_per, w_blocks, w_threads = backend.launch_shape(max(bounds.wall_point.shape[0], 1))
     _copy_rows[w_blocks, w_threads](w_per, (bounds.wall_point, bounds.wall_ref))
     return DeviceTable(b.pair_i, b.pair_j, c.hist, c.out, c.status, b.i_start, j_start, j_pairs, n_pairs,
                        bound_start, bound_pairs, b.items)

@@ -65,18 +65,12 @@ def _rank(per, labels, rank):
         rank[labels[q]] = q
 
 
-def _shape(n: int):
-    if backend.simulated():
-        return max(1, -(-n // 2)), 1, 2
-    return 1, max(1, -(-n // 128)), 128
-
-
 def gather(src, items):
     """A new device array ``src[items]`` (rows of a 1-D or 2-D device array)."""
     dst = backend.device_zeros((items.shape[0],) + tuple(src.shape[1:]), src.dtype)
     if items.shape[0] == 0:
         return dst
-    per, blocks, threads = _shape(items.shape[0])
+    per, blocks, threads = backend.launch_shape(items.shape[0])
     if src.ndim == 1:
         _gather[blocks, threads](per, src, items, dst)
     elif src.shape[1] > 0:
@@ -92,7 +86,7 @@ def identity(n: int):
 def rank_of(labels):
     """``rank`` with ``rank[labels[q]] = q`` (device)."""
     rank = backend.device_zeros(labels.shape[0], LABEL)
-    per, blocks, threads = _shape(labels.shape[0])
+    per, blocks, threads = backend.launch_shape(labels.shape[0])
     _rank[blocks, threads](per, labels, rank)
     return rank
 

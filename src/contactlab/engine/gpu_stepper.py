@@ -48,12 +48,7 @@ from .gpu_numbers import RunNumbers, Sums, numbers
 from .launch import launch
 from .stepper import Stepper
 
-__all__ = ["GpuStepper", "THREADS_PER_BLOCK"]
-
-#: threads per block of the per-body kernels on a GPU
-THREADS_PER_BLOCK = 128
-#: threads the simulator runs a per-body kernel on (each a Python thread)
-SIMULATOR_THREADS = 2
+__all__ = ["GpuStepper"]
 
 
 class GpuStepper(Stepper):
@@ -387,13 +382,6 @@ class GpuStepper(Stepper):
             self._specializations[key] = kernels
         return kernels
 
-    def _shape(self, n: int) -> tuple[int, int, int]:
-        """``(bodies per thread, blocks, threads per block)`` of the per-body kernels."""
-        if backend.simulated():
-            per = max(1, -(-n // SIMULATOR_THREADS))
-            return per, 1, SIMULATOR_THREADS
-        return 1, max(1, -(-n // THREADS_PER_BLOCK)), THREADS_PER_BLOCK
-
     def advance(self, n_steps: int, dt: float, resume: bool) -> tuple[int, bool]:
         """One call of the step on the GPU (as :meth:`Stepper.advance`: ``n_steps = -1`` evaluates
         the forces of the current state only); returns ``(steps completed, mid_step)``."""
@@ -464,7 +452,7 @@ class GpuStepper(Stepper):
         """The CPU's ``_steps`` as kernel launches (:mod:`contactlab.engine.gpu_kernels`)."""
         g = self.gpu
         bodies, books, bounds, table, run = device
-        per, blocks, threads = self._shape(bodies.pos.shape[0])
+        per, blocks, threads = backend.launch_shape(bodies.pos.shape[0])
         control = backend.device_zeros(g.N_CONTROL, np.int64)
         body_grid = (blocks, threads)
         order = self._body_order(bodies.pos.shape[0])

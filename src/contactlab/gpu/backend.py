@@ -21,7 +21,7 @@ import numpy as np
 
 __all__ = ["cuda", "gpu_kernel", "to_device", "to_host", "device_zeros", "zero", "to_device_into", "synchronize",
            "compile_ptx", "cpu_arithmetic", "free_memory", "simulated", "unavailable_reason", "NUMBA_CUDA_MISSING", "ALLOW_FMA",
-           "BODY_ORDER"]
+           "BODY_ORDER", "launch_shape", "THREADS_PER_BLOCK", "SIMULATOR_THREADS"]
 
 NUMBA_CUDA_MISSING = ("the GPU backend needs numba-cuda: pip install -e \".[gpu]\" (an NVIDIA driver for a GPU; "
                       "NUMBA_ENABLE_CUDASIM=1 runs it without one, slowly, under numba-cuda's simulator)")
@@ -165,6 +165,20 @@ def to_device_into(host: np.ndarray, device) -> None:
         np.copyto(device, host)
     else:
         device.copy_to_device(np.ascontiguousarray(host, dtype=device.dtype))
+
+
+#: threads per block of the per-item kernels on a GPU
+THREADS_PER_BLOCK = 128
+#: threads the simulator runs a per-item kernel on (each a Python thread, so a few, of many items each)
+SIMULATOR_THREADS = 2
+
+
+def launch_shape(n: int) -> tuple[int, int, int]:
+    """``(items per thread, blocks, threads per block)`` of a kernel over ``n`` items (bodies,
+    pairs, cells): one item a thread on a GPU, a few threads of many items under the simulator."""
+    if simulated():
+        return max(1, -(-n // SIMULATOR_THREADS)), 1, SIMULATOR_THREADS
+    return 1, max(1, -(-n // THREADS_PER_BLOCK)), THREADS_PER_BLOCK
 
 
 def synchronize() -> None:
